@@ -1,0 +1,99 @@
+"""gestalt-nb: explore embedded GestaltDB graphs in Jupyter.
+
+``%load_ext gestalt_nb`` registers ``%gestalt`` and ``%%gcypher``. Everything a magic does is
+also a plain call here: ``connect``/``create``/``demo``/``use`` open connections, ``run`` queries
+the current one, ``show`` draws any result or ``Subgraph``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import GestaltError
+from .options import settings
+from .render import render
+from .result import QueryResult
+from .session import REGISTRY, Connection
+from .subgraph import Edge, Node, Subgraph
+
+__all__ = [
+    "Connection",
+    "Edge",
+    "GestaltError",
+    "Node",
+    "QueryResult",
+    "Subgraph",
+    "connect",
+    "connection",
+    "create",
+    "demo",
+    "last_result",
+    "load_ipython_extension",
+    "render",
+    "run",
+    "settings",
+    "show",
+    "use",
+]
+__version__ = "0.1.0"
+
+
+def connect(path: str, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
+    """Open an existing database directory and make it current (``%gestalt open``)."""
+    return REGISTRY.open(path, alias=alias, map_size=map_size)
+
+
+def create(path: str, *, backend: str = "lmdb", alias: str | None = None, map_size: int | str | None = None) -> Connection:
+    """Create a new database directory and make it current (``%gestalt create``)."""
+    return REGISTRY.create(path, backend=backend, alias=alias, map_size=map_size)
+
+
+def demo(path: str | None = None, *, alias: str | None = None) -> Connection:
+    """Open the bundled demo graph, building it first if needed (``%gestalt demo``)."""
+    return REGISTRY.demo(path, alias=alias)
+
+
+def use(graph: Any, *, alias: str = "graph") -> Connection:
+    """Borrow a ``GestaltDBGraph`` or ``GraphDB`` you already hold (``%gestalt use``)."""
+    return REGISTRY.use(graph, alias=alias)
+
+
+def connection(alias: str | None = None) -> Connection:
+    """The named connection, or the current one."""
+    return REGISTRY.get(alias)
+
+
+def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
+    """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
+    result = REGISTRY.get(alias).run(query, params, **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def last_result() -> QueryResult | None:
+    """The most recent result of ``%%gcypher`` or ``run``."""
+    return REGISTRY.last_result
+
+
+def show(value: Any, **options: Any):
+    """The view of a result (``QueryResult``) or a bare ``Subgraph``; options override settings."""
+    if isinstance(value, Subgraph):
+        from .views.graph_view import GraphView
+
+        return GraphView(value, **options)
+    if hasattr(value, "show"):
+        return value.show(**options)
+    raise TypeError(f"Nothing to show for a {type(value).__name__}; pass a result or a Subgraph.")
+
+
+def load_ipython_extension(shell: Any) -> None:
+    from .magics import GestaltMagic
+
+    magics = GestaltMagic(shell=shell)
+    shell.register_magics(magics)
+    if magics not in shell.configurables:
+        shell.configurables.append(magics)
+
+
+def unload_ipython_extension(shell: Any) -> None:
+    """Connections stay open; they close at interpreter exit or with %gestalt close."""

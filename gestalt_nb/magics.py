@@ -1,0 +1,238 @@
+"""``%gestalt`` and ``%%gcypher``: parse arguments, call the plain Python API, return what to show.
+
+Settings live in :data:`gestalt_nb.options.settings`; ``%config GestaltMagic.<name>`` writes there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from traitlets import Bool, Enum, Int, Unicode, observe
+from traitlets.config import Configurable
+
+from .errors import GestaltError
+from .options import RENDERERS, settings
+from .session import REGISTRY
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports problems as GestaltError instead of exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise GestaltError(f"{message}\n{self.format_usage().strip()}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+        raise GestaltError(message or self.format_help())
+
+
+def _user_errors(method):
+    """Show GestaltError as a one-line UsageError (no traceback) when short_errors is on."""
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except GestaltError as exc:
+            if settings.short_errors:
+                raise UsageError(str(exc)) from None
+            raise
+
+    return wrapper
+
+
+def _gestalt_parser() -> _Parser:
+    parser = _Parser(prog="%gestalt", add_help=False)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    for name, help_text in (
+        ("open", "open an existing database directory"),
+        ("create", "create a new database directory"),
+        ("demo", "build (or reopen) the bundled demo graph"),
+    ):
+        command = sub.add_parser(name, help=help_text, add_help=False)
+        command.add_argument("path", nargs="?" if name == "demo" else None)
+        command.add_argument("--alias")
+        command.add_argument("--map-size")
+        if name == "create":
+            command.add_argument("--backend", default="lmdb")
+    use = sub.add_parser("use", add_help=False)
+    use.add_argument("variable")
+    use.add_argument("--alias")
+    sub.add_parser("switch", add_help=False).add_argument("alias")
+    sub.add_parser("list", add_help=False)
+    sub.add_parser("close", add_help=False).add_argument("alias", nargs="?")
+    sub.add_parser("info", add_help=False).add_argument("alias", nargs="?")
+    return parser
+
+
+def _gcypher_parser() -> _Parser:
+    parser = _Parser(prog="%%gcypher", add_help=False)
+    parser.add_argument("-o", "--out", help="store the result in this variable")
+    parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
+    parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
+    parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("--renderer", choices=RENDERERS)
+    parser.add_argument("--display-limit", type=int, help="rows shown in the table")
+    parser.add_argument("--max-nodes", type=int, help="nodes drawn before the graph is cut")
+    parser.add_argument("--max-edges", type=int, help="relationships drawn before the graph is cut")
+    return parser
+
+
+#: Options of %gcypher that take a value; used to find where a line magic's query begins.
+_VALUE_OPTIONS = {"-o", "--out", "--limit", "-P", "--params", "--alias", "--renderer", "--display-limit", "--max-nodes", "--max-edges"}
+_TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\{[^}]*\}|\S+)""")
+
+
+def split_line(line: str) -> tuple[str, str]:
+    """Split ``%gcypher [options] QUERY`` into its option text and its query text."""
+    position, expecting_value = 0, False
+    while True:
+        match = _TOKEN.match(line, position)
+        if not match:
+            return line, ""
+        token = match.group(1)
+        if expecting_value:
+            expecting_value = False
+        elif token.startswith("-"):
+            expecting_value = token.split("=", 1)[0] in _VALUE_OPTIONS and "=" not in token
+        else:
+            return line[: match.start(1)], line[match.start(1) :]
+        position = match.end()
+
+
+@magics_class
+class GestaltMagic(Magics, Configurable):
+    """Magics for GestaltDB. Configure with ``%config GestaltMagic.<name> = value``."""
+
+    row_limit = Int(settings.row_limit, help="Rows a query may return before it is cut (work bound).").tag(config=True)
+    display_limit = Int(settings.display_limit, help="Rows shown in tables (display bound).").tag(config=True)
+    renderer = Enum(RENDERERS, settings.renderer, help="Graph renderer: gestaltdb (default) or pyvis.").tag(config=True)
+    caption_property = Unicode(settings.caption_property, help="Node property used as caption.").tag(config=True)
+    graph_height = Int(settings.graph_height, help="Graph height in pixels.").tag(config=True)
+    max_nodes = Int(settings.max_nodes, help="Nodes drawn before the graph is cut.").tag(config=True)
+    max_edges = Int(settings.max_edges, help="Relationships drawn before the graph is cut.").tag(config=True)
+    json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
+    short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
+    map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        Configurable.__init__(self, config=shell.config if shell is not None else None)
+        Magics.__init__(self, shell=shell)
+        for name in self.trait_names(config=True):
+            setattr(settings, name, getattr(self, name))
+
+    @observe(
+        "row_limit", "display_limit", "renderer", "caption_property", "graph_height",
+        "max_nodes", "max_edges", "json_max_chars", "short_errors", "map_size",
+    )
+    def _sync(self, change: Mapping[str, Any]) -> None:
+        previous = getattr(settings, change["name"])
+        setattr(settings, change["name"], change["new"])
+        try:
+            settings.validate()
+        except GestaltError:
+            setattr(settings, change["name"], previous)
+            raise
+
+    # -- %gestalt -----------------------------------------------------------
+    @line_magic
+    @_user_errors
+    def gestalt(self, line: str):
+        """Manage connections: open | create | demo | use | switch | list | close | info."""
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:
+            raise GestaltError(f"Cannot read the arguments: {exc}.") from exc
+        if not words:
+            return self._list()
+        args = _gestalt_parser().parse_args(words)
+        if args.command in ("open", "create", "demo"):
+            return self._connect(args)
+        if args.command == "use":
+            value = self._evaluate(args.variable, "%gestalt use")
+            connection = REGISTRY.use(value, alias=args.alias or args.variable)
+            print(f"Using '{connection.alias}' (borrowed: never closed by gestalt-nb); it is the current connection.")
+        elif args.command == "switch":
+            print(f"Current connection: '{REGISTRY.switch(args.alias).alias}'.")
+        elif args.command == "list":
+            return self._list()
+        elif args.command == "close":
+            connection = REGISTRY.close(args.alias)
+            what = "Closed" if connection.owned else "Forgot (still open for its owner)"
+            current = f" Current connection: '{REGISTRY.current}'." if REGISTRY.current else ""
+            print(f"{what} '{connection.alias}'.{current}")
+        elif args.command == "info":
+            for key, value in REGISTRY.get(args.alias).info().items():
+                print(f"{key:>12}: {value}")
+        return None
+
+    def _connect(self, args: argparse.Namespace) -> None:
+        if args.command == "open":
+            connection = REGISTRY.open(args.path, alias=args.alias, map_size=args.map_size)
+        elif args.command == "create":
+            connection = REGISTRY.create(args.path, backend=args.backend, alias=args.alias, map_size=args.map_size)
+        else:
+            connection = REGISTRY.demo(args.path, alias=args.alias, map_size=args.map_size)
+        print(f"Connected '{connection.alias}' ({connection.info()['backend']}) at {connection.path}; it is the current connection.")
+
+    def _list(self):
+        import pandas as pd
+
+        rows = [
+            {"alias": alias, "current": alias == REGISTRY.current, "path": str(c.path or ""), "owned": c.owned}
+            for alias, c in REGISTRY.connections.items()
+        ]
+        if not rows:
+            print("No open connections. Try %gestalt demo, %gestalt open PATH or %gestalt create PATH.")
+            return None
+        return pd.DataFrame(rows)
+
+    def _evaluate(self, expression: str, where: str) -> Any:
+        try:
+            return eval(expression, self.shell.user_ns)  # noqa: S307 - the user's own namespace, on request
+        except Exception as exc:
+            raise GestaltError(f"{where}: cannot evaluate {expression!r}: {type(exc).__name__}: {exc}") from exc
+
+    # -- %%gcypher ----------------------------------------------------------
+    @line_cell_magic
+    @_user_errors
+    def gcypher(self, line: str, cell: str | None = None):
+        """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
+        options_text, query = (line, cell) if cell is not None else split_line(line)
+        try:
+            words = shlex.split(options_text)
+        except ValueError as exc:
+            raise GestaltError(f"Cannot read the options: {exc}.") from exc
+        args = _gcypher_parser().parse_args(words)
+        params = self._params(args.params) if args.params else None
+        connection = REGISTRY.get(args.alias)
+        result = connection.run(query or "", params, write=args.write, limit=args.limit)
+        result.view_options = {
+            "renderer": args.renderer,
+            "display_limit": args.display_limit,
+            "max_nodes": args.max_nodes,
+            "max_edges": args.max_edges,
+        }
+        result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
+        settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
+        REGISTRY.last_result = result
+        if args.out:
+            if not args.out.isidentifier():
+                raise GestaltError(f"-o needs a Python variable name, not {args.out!r}.")
+            self.shell.user_ns[args.out] = result
+        return result
+
+    def _params(self, expression: str) -> dict[str, Any]:
+        value = self._evaluate(expression, "-P")
+        if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+            raise GestaltError(
+                f"-P must give a dict with string keys (got {type(value).__name__}); e.g. -P \"{{'name': 'Ada'}}\"."
+            )
+        return dict(value)

@@ -1,0 +1,60 @@
+"""Kernel-wide defaults shared by the magics and the plain Python API.
+
+``%config GestaltMagic.<name>`` writes into :data:`settings`; Python code may set attributes
+directly (``gestalt_nb.settings.row_limit = 5000``). Per-call arguments override both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+RENDERERS = ("gestaltdb", "pyvis")
+
+
+@dataclass
+class Settings:
+    #: Rows a query may return before it is cut (the work bound; LIMIT row_limit+1 is pushed down).
+    row_limit: int = 1000
+    #: Rows shown in the Table tab and the static HTML table (the display bound).
+    display_limit: int = 100
+    #: ``gestaltdb`` (gestaltdb.viz, default) or ``pyvis`` (optional extra; simpler, slower).
+    renderer: str = "gestaltdb"
+    #: Node property used for captions, falling back to the node id.
+    caption_property: str = "name"
+    #: Height of the drawn graph in pixels.
+    graph_height: int = 500
+    #: Drawing caps; the graph says when it left nodes or relationships out.
+    max_nodes: int = 1000
+    max_edges: int = 3000
+    #: Nodes in the static SVG picture kept for saved notebooks (a circle layout; more is unreadable).
+    static_max_nodes: int = 300
+    #: Characters of JSON shown in the JSON tab before it is cut.
+    json_max_chars: int = 100_000
+    #: Short one-line errors (True) or full tracebacks (False).
+    short_errors: bool = True
+    #: LMDB map size passed on every create and open (GestaltDB does not persist it).
+    map_size: str = "4GiB"
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A copy with every non-None override applied (unknown names are an error)."""
+        names = {item.name for item in fields(self)}
+        unknown = set(overrides) - names
+        if unknown:
+            raise TypeError(f"Unknown option(s): {', '.join(sorted(unknown))}")
+        chosen = replace(self, **{key: value for key, value in overrides.items() if value is not None})
+        chosen.validate()
+        return chosen
+
+    def validate(self) -> None:
+        from .errors import GestaltError
+
+        if self.renderer not in RENDERERS:
+            raise GestaltError(f"Unknown renderer '{self.renderer}'; choose one of: {', '.join(RENDERERS)}.")
+        for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+
+
+settings = Settings()

@@ -1,0 +1,231 @@
+"""Read-only-by-default, bounded Cypher execution with errors a person can act on.
+
+The query is parsed once up front: syntax errors come back with line, column and a caret; writes
+are found and refused unless ``write=True``; a read whose final ``RETURN`` has no ``LIMIT`` gets
+``LIMIT row_limit + 1`` so the work is bounded and truncation is known. Reads then run through the
+adapter's ``query_read_only``, which checks the parsed query again before anything executes.
+Writes are never given a LIMIT (it could change what they write); only their returned rows are cut.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from gestaltdb.cypher import parse_ast
+from gestaltdb.cypher_ast import (
+    CreateClause,
+    CreateConstraint,
+    DeleteClause,
+    DropConstraint,
+    ForeachClause,
+    MergeClause,
+    Query,
+    RemoveClause,
+    ReturnClause,
+    SetClause,
+    SubqueryClause,
+    UnionQuery,
+)
+from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
+from langchain_gestaltdb import ReadOnlyQueryError
+
+from .errors import GestaltError, caret_excerpt
+from .options import settings
+from .result import QueryResult
+from .session import Connection
+from .subgraph import from_records
+
+_WRITE_CLAUSES = {
+    CreateClause: "CREATE",
+    MergeClause: "MERGE",
+    SetClause: "SET",
+    RemoveClause: "REMOVE",
+    DeleteClause: "DELETE",
+    ForeachClause: "FOREACH",
+}
+_WRITE_COMMANDS = {CreateConstraint: "CREATE CONSTRAINT", DropConstraint: "DROP CONSTRAINT"}
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What will run: the text (maybe with a pushed-down LIMIT) and what we learned parsing it."""
+
+    text: str
+    writes: tuple[str, ...]
+    limit_added: bool
+    own_limit: int | None
+    is_union: bool
+
+
+def _writes(node: Any) -> list[str]:
+    if type(node) in _WRITE_COMMANDS:
+        return [_WRITE_COMMANDS[type(node)]]
+    if isinstance(node, UnionQuery):
+        return [kind for branch in node.branches for kind in _writes(branch)]
+    found: list[str] = []
+    for clause in getattr(node, "clauses", ()) if isinstance(node, Query) else ():
+        if type(clause) in _WRITE_CLAUSES:
+            found.append(_WRITE_CLAUSES[type(clause)])
+        elif isinstance(clause, SubqueryClause):
+            found.extend(f"{kind} inside CALL {{}}" for kind in _writes(clause.query))
+    return found
+
+
+def _parse(query: str) -> Any:
+    try:
+        return parse_ast(query)
+    except CypherSemanticError as exc:
+        if "UNION branches must be read-only" in exc.message:
+            raise GestaltError(
+                "GestaltDB never runs a write inside a UNION branch, with or without --write. "
+                "Run the write as its own query, then the UNION as a read."
+            ) from exc
+        raise GestaltError(_located("Cypher error", exc)) from exc
+    except CypherSyntaxError as exc:
+        raise GestaltError(_located("Cypher syntax error", exc)) from exc
+
+
+#: Known gaps of GestaltDB's Cypher subset, each with the rewrite that works.
+_HINTS = (
+    (re.compile(r"\bWHERE\s+(?:NOT\s+)?\w+:\w+", re.IGNORECASE), "GestaltDB has no label predicates in WHERE; put the label in the pattern: MATCH (n:Label)."),
+    (re.compile(r"^\s*RETURN\b", re.IGNORECASE), "A query cannot start with RETURN here; write UNWIND [1] AS x RETURN ... instead."),
+)
+
+
+def _located(kind: str, exc: CypherSyntaxError | CypherSemanticError) -> str:
+    text = f"{kind} at line {exc.line}, column {exc.column}: {exc.message}\n{caret_excerpt(exc.source, exc.line, exc.column)}"
+    hints = [hint for pattern, hint in _HINTS if pattern.search(exc.source)]
+    return "\n".join([text, *hints])
+
+
+def prepare(query: str, row_limit: int) -> Prepared:
+    """Parse ``query``; find its writes; push ``LIMIT row_limit+1`` into an unlimited read."""
+    if not isinstance(query, str) or not query.strip():
+        raise GestaltError("The query is empty. Put Cypher in the cell body, e.g. MATCH (n) RETURN n LIMIT 10.")
+    parsed = _parse(query)
+    writes = tuple(dict.fromkeys(_writes(parsed)))
+    final = parsed.clauses[-1] if isinstance(parsed, Query) and parsed.clauses else None
+    own_limit = final.limit if isinstance(final, ReturnClause) and isinstance(final.limit, int) else None
+    if not writes and isinstance(final, ReturnClause) and final.limit is None:
+        # A newline first, so a trailing // comment cannot swallow the LIMIT.
+        text = f"{query.rstrip().rstrip(';')}\nLIMIT {row_limit + 1}"
+        return Prepared(text, writes, True, None, False)
+    return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery))
+
+
+def _refusal(writes: tuple[str, ...]) -> str:
+    return (
+        f"Refused: this query writes ({', '.join(writes)}) and queries are read-only by default. "
+        "Nothing was run and the database is unchanged. To allow writes, run it again with "
+        "%%gcypher --write (or run(..., write=True))."
+    )
+
+
+def _failure(exc: Exception, params: dict[str, Any]) -> GestaltError:
+    message = str(exc)
+    if message.startswith("Missing Cypher parameter"):
+        name = message.rsplit("$", 1)[-1]
+        given = ", ".join(sorted(params)) or "none"
+        return GestaltError(
+            f"Missing query parameter ${name} (given: {given}). Pass values with -P, "
+            f"e.g. %%gcypher -P {{'{name}': ...}}, or -P NAME_OF_A_DICT."
+        )
+    if type(exc).__name__ == "MapFullError":
+        return GestaltError(
+            "The database is full (LMDB map size reached); the write was rolled back. Close it and reopen "
+            "with a larger map: %gestalt open PATH --map-size 16GiB."
+        )
+    return GestaltError(f"Query failed: {message or type(exc).__name__}")
+
+
+def run(
+    connection: Connection,
+    query: str,
+    params: dict[str, Any] | None = None,
+    *,
+    write: bool = False,
+    limit: int | None = None,
+) -> QueryResult:
+    """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
+
+    Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
+    kept; ``truncated`` says whether more existed. The row bound limits work only where a LIMIT
+    can be pushed into the final RETURN of a read; a UNION, or a query's own larger LIMIT, runs
+    in full and is then cut.
+    """
+    row_limit = settings.row_limit if limit is None else limit
+    if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
+        raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
+    params = dict(params or {})
+    graph = connection.graph
+    connection.db  # fails clearly when the connection or its graph is closed
+    prepared = prepare(query, row_limit)
+    if prepared.writes and not write:
+        raise GestaltError(_refusal(prepared.writes))
+    started = time.perf_counter()
+    try:
+        if prepared.writes:
+            # Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected.
+            records = graph.query(prepared.text, params, read_snapshot=False)
+        elif write:
+            records = graph.query(prepared.text, params)
+        else:
+            records = graph.query_read_only(prepared.text, params)
+    except ReadOnlyQueryError as exc:
+        raise GestaltError(f"Refused as not provably read-only: {exc}. Nothing was run.") from exc
+    except GestaltError:
+        raise
+    except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
+        raise _failure(exc, params) from exc
+    elapsed = time.perf_counter() - started
+    truncated = len(records) > row_limit
+    notes = _notes(prepared, row_limit, truncated)
+    records = records[:row_limit]
+    columns = list(records[0]) if records else _columns(prepared.text)
+    return QueryResult(
+        query=query,
+        params=params,
+        records=records,
+        columns=columns,
+        truncated=truncated,
+        row_limit=row_limit,
+        elapsed=elapsed,
+        alias=connection.alias,
+        write=bool(prepared.writes),
+        executed=prepared.text,
+        notes=notes,
+        subgraph=from_records(records, title=_title(query), fetch=connection.nodes),
+    )
+
+
+def _title(query: str) -> str:
+    first = " ".join(query.split())
+    return first if len(first) <= 80 else first[:79] + "…"
+
+
+def _notes(prepared: Prepared, row_limit: int, truncated: bool) -> list[str]:
+    if not truncated:
+        return []
+    if prepared.limit_added:
+        return [f"Showing {row_limit:,} of more than {row_limit:,} rows (row limit; raise it with --limit)."]
+    if prepared.writes:
+        return [f"All writes were applied; only the first {row_limit:,} returned rows are kept (--limit)."]
+    reason = (
+        f"the query's own LIMIT {prepared.own_limit:,} is above the row limit"
+        if prepared.own_limit is not None
+        else "the row limit could not be pushed into this query (UNION or no final RETURN), so it ran in full"
+    )
+    return [f"Showing the first {row_limit:,} rows: {reason}. Raise it with --limit."]
+
+
+def _columns(text: str) -> list[str]:
+    """Column names for an empty result, from the query plan (no rows to read them from)."""
+    from gestaltdb.cypher import plan
+
+    try:
+        return list(plan(text).columns)
+    except Exception:
+        return []

@@ -1,0 +1,78 @@
+"""``QueryResult``: what one Cypher run returned, as records, a DataFrame and a ``Subgraph``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from . import values
+from .subgraph import Subgraph
+
+
+@dataclass(eq=False)
+class QueryResult:
+    """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
+
+    ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the
+    database time in seconds. ``subgraph`` holds every node, relationship and path found in any
+    column (relationship endpoints included); ``df`` is a pandas view with entities as readable
+    text and temporal values as Python dates and times.
+    """
+
+    query: str
+    params: dict[str, Any]
+    records: list[dict[str, Any]]
+    columns: list[str]
+    truncated: bool
+    row_limit: int
+    elapsed: float
+    alias: str
+    write: bool
+    executed: str
+    notes: list[str] = field(default_factory=list)
+    subgraph: Subgraph = field(default_factory=Subgraph)
+    #: Per-result view overrides (renderer, graph_height, ...) set by a magic's options.
+    view_options: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def df(self):
+        return self.frame()
+
+    def frame(self, rows: int | None = None):
+        """A DataFrame of the first ``rows`` records (all by default); views show only what fits."""
+        import pandas as pd
+
+        records = self.records if rows is None else self.records[:rows]
+        cells = [[values.cell(record.get(column)) for column in self.columns] for record in records]
+        return pd.DataFrame(cells, columns=self.columns)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.records, indent=indent, ensure_ascii=False)
+
+    def show(self, **options: Any):
+        """The interactive view (tabs Graph | Table | JSON | Info); options override settings."""
+        from .views.result_view import ResultView
+
+        return ResultView(self, **{**self.view_options, **options})
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        return self.show()._repr_mimebundle_(include, exclude)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self):
+        return iter(self.records)
+
+    def summary(self) -> str:
+        more = " (truncated: more rows exist)" if self.truncated else ""
+        kind = "write" if self.write else "read"
+        return (
+            f"{len(self.records):,} rows × {len(self.columns)} columns{more}; {self.subgraph.summary()}; "
+            f"{self.elapsed * 1000:.1f} ms on '{self.alias}' ({kind})"
+        )
+
+    def __repr__(self) -> str:
+        return f"<QueryResult {self.summary()}>"

@@ -1,0 +1,279 @@
+"""Named connections to embedded GestaltDB databases and their lifecycle.
+
+A connection either *owns* its database (``open``/``create``/``demo``: closed by ``close`` and at
+interpreter exit) or *borrows* one the caller already holds (``use``: never closed by us).
+LMDB's map size is not persisted by GestaltDB, so every open and create passes one explicitly.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gestaltdb.graphdb import MANIFEST_FILENAME, GraphDB
+from langchain_gestaltdb import GestaltDBGraph
+# The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
+from langchain_gestaltdb._serialization import normalize
+
+from .errors import GestaltError
+from .options import settings
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(value: int | str) -> int:
+    """Parse ``4294967296``, ``"512MiB"``, ``"2GB"`` or ``"8g"`` into bytes (binary units)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    else:
+        match = _SIZE.match(str(value))
+        if not match:
+            raise GestaltError(f"Cannot read map size {value!r}; write it like 1GiB, 512MiB or 4294967296.")
+        power = " kmgt".index(match.group(2).lower() or " ")
+        size = int(float(match.group(1)) * 1024**power)
+    if size < 1024**2:
+        raise GestaltError(f"Map size {value!r} is too small; use at least 1MiB (the default is 4GiB).")
+    return size
+
+
+@dataclass(eq=False)
+class Connection:
+    """One named database handle: the adapter graph plus where it came from."""
+
+    alias: str
+    graph: GestaltDBGraph
+    owned: bool
+    path: Path | None = None
+    map_size: int | None = None
+    closed: bool = field(default=False, init=False)
+
+    @property
+    def db(self) -> GraphDB:
+        """The underlying ``GraphDB``; fails with a clear message once the connection is closed."""
+        if self.closed:
+            raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
+        try:
+            return self.graph.graph
+        except RuntimeError as exc:
+            raise GestaltError(
+                f"The graph behind connection '{self.alias}' was closed by its owner. {self._reopen_hint()}"
+            ) from exc
+
+    def _reopen_hint(self) -> str:
+        if self.path is not None:
+            return f"Reopen it with %gestalt open {self.path}"
+        return "Wrap an open graph again with %gestalt use VAR"
+
+    def run(self, query: str, params: dict[str, Any] | None = None, **options: Any):
+        """Run Cypher on this connection; see :func:`gestalt_nb.query.run` for the options."""
+        from .query import run
+
+        return run(self, query, params, **options)
+
+    def nodes(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Nodes by id in the adapter's JSON shape (absent ids are skipped): one key lookup each."""
+        db = self.db
+        found = []
+        for node_id in ids:
+            node = db.get_node(node_id.encode("utf-8"))
+            if node is not None:
+                found.append(normalize(node))
+        return found
+
+    def info(self) -> dict[str, Any]:
+        """What a person needs to know about this connection, cheaply (no full scans)."""
+        details: dict[str, Any] = {
+            "alias": self.alias,
+            "path": str(self.path) if self.path else None,
+            "owned": self.owned,
+            "closed": self.closed,
+        }
+        if not self.closed:
+            db = self.db
+            manifest = db.manifest if db._store_path is not None else {}
+            details["backend"] = (manifest.get("backend") or {}).get("name", type(db.store).__name__)
+            details["serializer"] = (manifest.get("serializer") or {}).get("name")
+            details["map_size"] = self.map_size
+            stats = db.index_statistics()
+            details["node_indexes"] = list(stats.get("indexed_node_properties", ()))
+            details["edge_indexes"] = list(stats.get("indexed_edge_properties", ()))
+        return details
+
+    def close(self) -> None:
+        """Close an owned database; a borrowed one is only forgotten, never closed."""
+        if self.closed:
+            return
+        if self.owned:
+            self.graph.close()
+        self.closed = True
+
+
+def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:
+    manifest = json.loads((path / MANIFEST_FILENAME).read_text(encoding="utf-8"))
+    if (manifest.get("backend") or {}).get("name") == "lmdb":
+        return {"map_size": map_size}
+    return None
+
+
+class Registry:
+    """The named connections of one kernel, one of them current."""
+
+    def __init__(self) -> None:
+        self.connections: dict[str, Connection] = {}
+        self.current: str | None = None
+        self.last_result: Any = None
+
+    # -- lookup -------------------------------------------------------------
+    def get(self, alias: str | None = None) -> Connection:
+        """Return the named connection, or the current one when ``alias`` is None."""
+        if alias is None:
+            if self.current is None:
+                raise GestaltError(
+                    "No open GestaltDB connection. Run %gestalt demo for the demo graph, "
+                    "or %gestalt open PATH / %gestalt create PATH."
+                )
+            alias = self.current
+        if alias not in self.connections:
+            known = ", ".join(sorted(self.connections)) or "none"
+            raise GestaltError(f"No connection named '{alias}'. Open connections: {known} (see %gestalt list).")
+        return self.connections[alias]
+
+    def switch(self, alias: str) -> Connection:
+        """Make an open connection the current one."""
+        connection = self.get(alias)
+        self.current = alias
+        return connection
+
+    def _add(self, connection: Connection) -> Connection:
+        self.connections[connection.alias] = connection
+        self.current = connection.alias
+        return connection
+
+    def _free_alias(self, alias: str | None, default: str) -> str:
+        if alias is not None:
+            if alias in self.connections:
+                raise GestaltError(
+                    f"Alias '{alias}' is already in use; close it first (%gestalt close {alias}) or pick another --alias."
+                )
+            return alias
+        base = re.sub(r"\W+", "_", default).strip("_") or "db"
+        candidate, number = base, 2
+        while candidate in self.connections:
+            candidate, number = f"{base}_{number}", number + 1
+        return candidate
+
+    def _already_open(self, path: Path) -> Connection | None:
+        for connection in self.connections.values():
+            if connection.path is not None and connection.path == path:
+                return connection
+        return None
+
+    # -- lifecycle ----------------------------------------------------------
+    def open(self, path: str | Path, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
+        """Open an existing database directory (any backend its manifest names)."""
+        resolved = Path(path).expanduser().resolve()
+        existing = self._already_open(resolved)
+        if existing is not None:
+            self.current = existing.alias
+            return existing
+        if not (resolved / MANIFEST_FILENAME).is_file():
+            raise GestaltError(
+                f"No GestaltDB database at {resolved}. Create one with %gestalt create {path}."
+            )
+        size = parse_size(map_size if map_size is not None else settings.map_size)
+        options = _lmdb_options(resolved, size)
+        graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
+        name = self._free_alias(alias, resolved.name)
+        return self._add(Connection(name, graph, True, resolved, size if options else None))
+
+    def create(
+        self,
+        path: str | Path,
+        *,
+        backend: str = "lmdb",
+        alias: str | None = None,
+        map_size: int | str | None = None,
+        indexed_node_properties: list[str] | None = None,
+    ) -> Connection:
+        """Create a new database directory; LMDB unless another backend is named."""
+        resolved = Path(path).expanduser().resolve()
+        if resolved.exists() and any(resolved.iterdir()):
+            hint = (
+                f"open it with %gestalt open {path}"
+                if (resolved / MANIFEST_FILENAME).is_file()
+                else "choose an empty or new directory"
+            )
+            raise GestaltError(f"{resolved} is not empty; {hint}.")
+        size = parse_size(map_size if map_size is not None else settings.map_size)
+        options = {"map_size": size} if backend == "lmdb" else None
+        try:
+            db = GraphDB.create(
+                resolved,
+                backend=backend,
+                serializer="json",
+                backend_options=options,
+                indexed_node_properties=indexed_node_properties,
+            )
+        except (ValueError, ImportError, ModuleNotFoundError) as exc:
+            raise GestaltError(f"Cannot create a '{backend}' database: {exc}") from exc
+        name = self._free_alias(alias, resolved.name)
+        return self._add(Connection(name, GestaltDBGraph(db, owns_graph=True), True, resolved, size if options else None))
+
+    def demo(self, path: str | Path | None = None, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
+        """Open the bundled demo graph at ``path`` (built there first if absent; a temp dir by default)."""
+        from .demo import build_demo
+
+        if path is None:
+            path = Path(tempfile.mkdtemp(prefix="gestalt-demo-")) / "demo"
+        resolved = Path(path).expanduser().resolve()
+        if (resolved / MANIFEST_FILENAME).is_file():
+            return self.open(resolved, alias=alias or "demo", map_size=map_size)
+        connection = self.create(resolved, alias=self._free_alias(alias, "demo"), map_size=map_size)
+        try:
+            build_demo(connection.graph)
+        except Exception:
+            self.close(connection.alias)
+            raise
+        return connection
+
+    def use(self, value: Any, *, alias: str) -> Connection:
+        """Borrow a ``GestaltDBGraph`` or ``GraphDB`` the caller holds; it is never closed by us."""
+        if isinstance(value, GestaltDBGraph):
+            graph = value
+        elif isinstance(value, GraphDB):
+            graph = GestaltDBGraph(value, owns_graph=False)
+        else:
+            raise GestaltError(
+                f"Cannot use a {type(value).__name__}; pass a GestaltDBGraph or gestaltdb GraphDB."
+            )
+        for connection in self.connections.values():
+            if connection.graph is graph or (not connection.closed and connection.graph._graph is graph._graph):
+                self.current = connection.alias
+                return connection
+        store_path = getattr(graph._graph, "_store_path", None)
+        path = Path(store_path).resolve() if store_path is not None else None
+        return self._add(Connection(self._free_alias(None, alias), graph, False, path))
+
+    def close(self, alias: str | None = None) -> Connection:
+        """Close (owned) or forget (borrowed) a connection; the current one by default."""
+        connection = self.get(alias)
+        connection.close()
+        del self.connections[connection.alias]
+        if self.current == connection.alias:
+            self.current = next(iter(reversed(self.connections)), None)
+        return connection
+
+    def close_all(self) -> None:
+        """Close every owned connection (registered to run at interpreter exit)."""
+        for alias in list(self.connections):
+            self.close(alias)
+
+
+#: The kernel-wide registry the magics and the plain Python functions share.
+REGISTRY = Registry()
+atexit.register(REGISTRY.close_all)

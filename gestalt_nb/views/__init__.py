@@ -1,0 +1,1 @@
+"""Widget views. Each builds on ``TabbedView`` and draws graphs only through ``gestalt_nb.render``."""

@@ -1,0 +1,82 @@
+"""The view of one ``QueryResult``: Graph | Table | JSON | Info (Graph first when there is a graph)."""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from typing import Any
+
+from ..options import settings
+from ..render import Drawing, render
+from ..result import QueryResult
+from . import html as h
+from .tabs import TabbedView
+
+
+class ResultView(TabbedView):
+    def __init__(self, result: QueryResult, **overrides: Any) -> None:
+        self.result = result
+        self.options = settings.with_overrides(**overrides)
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        return render(self.result.subgraph, self.options)
+
+    def notes(self) -> list[str]:
+        return [*self.result.notes, *self.drawing.subgraph.notes]
+
+    def static_notes(self) -> list[str]:
+        return [*self.result.notes, *self.drawing.static.notes]
+
+    def tabs(self) -> list[tuple[str, str]]:
+        result = self.result
+        table = ("Table", h.banner(result.notes) + self.table_html())
+        pages = [
+            table,
+            ("JSON", h.json_block(result.records, self.options.json_max_chars)),
+            ("Info", self.info_html()),
+        ]
+        if result.subgraph:
+            graph = ("Graph", h.banner(self.notes()) + self.drawing.iframe())
+            return [graph, *pages]
+        return [*pages, ("Graph", "<p>This result holds no nodes, relationships or paths to draw.</p>")]
+
+    def info_html(self) -> str:
+        result = self.result
+        rows = [
+            ("connection", h.esc(result.alias)),
+            ("mode", "write" if result.write else "read-only"),
+            ("rows", f"{len(result):,}" + (" (truncated: more exist)" if result.truncated else "")),
+            ("row limit", f"{result.row_limit:,}"),
+            ("elapsed", f"{result.elapsed * 1000:.1f} ms"),
+            ("graph", h.esc(result.subgraph.summary())),
+            ("query", f"<pre>{h.esc(result.query)}</pre>"),
+        ]
+        if result.executed != result.query:
+            rows.append(("executed", f"<pre>{h.esc(result.executed)}</pre>"))
+        if result.params:
+            rows.append(("parameters", f"<pre>{h.esc(json.dumps(result.params, default=str, ensure_ascii=False))}</pre>"))
+        return h.key_values(rows)
+
+    def static_html(self) -> str:
+        result = self.result
+        parts = [f"<div><b>{h.esc(result.summary())}</b></div>", h.banner(self.static_notes())]
+        if result.subgraph:
+            parts.append(h.svg_image(self.drawing.svg(), alt=f"graph: {result.subgraph.summary()}"))
+        parts.append(self.table_html())
+        return "".join(parts)
+
+    def table_html(self) -> str:
+        """The first display_limit rows; only those are formatted (the full frame is ``result.df``)."""
+        limit = self.options.display_limit
+        return h.table(self.result.frame(limit), limit, total=len(self.result))
+
+    def text(self) -> str:
+        result = self.result
+        lines = [result.summary(), *self.notes()]
+        if result.columns:
+            shown = result.frame(min(self.options.display_limit, 20)).map(h.shorten)
+            lines.append(shown.to_string(index=False, max_colwidth=60))
+            if len(result) > len(shown):
+                lines.append(f"… {len(result) - len(shown):,} more rows (see .df)")
+        return "\n".join(lines)

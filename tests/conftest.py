@@ -1,0 +1,57 @@
+"""Real IPython shell with the extension loaded, real LMDB databases in temp dirs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import gestalt_nb
+from gestalt_nb.options import Settings, settings
+from gestalt_nb.session import REGISTRY
+
+
+@pytest.fixture(scope="session")
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "gestalt_nb")
+    return ip
+
+
+@pytest.fixture(autouse=True)
+def clean_state(shell):
+    yield
+    REGISTRY.close_all()
+    REGISTRY.last_result = None
+    magic = shell.magics_manager.registry["GestaltMagic"]
+    for item in dataclasses.fields(Settings):
+        setattr(magic, item.name, item.default)  # observed: writes through to settings
+        assert getattr(settings, item.name) == item.default
+
+
+class CellError(Exception):
+    """What a cell raised, as the person saw it."""
+
+
+def run(shell, source: str):
+    """Run a cell; return its value or raise what it raised (UsageError for short errors)."""
+    outcome = shell.run_cell(source, store_history=False)
+    if outcome.error_before_exec is not None:
+        raise outcome.error_before_exec
+    if outcome.error_in_exec is not None:
+        raise outcome.error_in_exec
+    return outcome.result
+
+
+@pytest.fixture
+def demo(shell, tmp_path):
+    """The demo graph in a fresh LMDB directory, current in the shell."""
+    path = tmp_path / "demo"
+    run(shell, f"%gestalt demo {path}")
+    return gestalt_nb.connection()
+
+
+def raw(connection, query: str, params=None):
+    """Independent check through the raw GraphDB (not through gestalt_nb's query path)."""
+    return connection.db.query(query, parameters=params).records

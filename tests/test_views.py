@@ -1,0 +1,136 @@
+"""Views and the render layer: tabs, fallbacks, caps, both renderers, escaping of graph text."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+import gestalt_nb
+from gestalt_nb import Subgraph, render
+from gestalt_nb.subgraph import Edge, Node
+
+from .conftest import run
+
+REMOTE = re.compile(r"""(src|href)\s*=\s*["']?(https?:)?//|@import\s+url\(\s*["']?https?:""")
+PAYLOAD = "</script><script>window.__pwned=1</script><img src=x onerror=\"window.__pwned=2\">"
+
+
+@pytest.fixture
+def hostile(shell, tmp_path):
+    run(shell, f"%gestalt create {tmp_path / 'hostile'}")
+    shell.user_ns["payload"] = {"p": PAYLOAD}
+    run(shell, "%%gcypher --write -P payload\nCREATE (a:Person {name: $p, note: $p})-[r:KNOWS {why: $p}]->(b:Person {name: 'plain'}) RETURN a, r, b")
+    return gestalt_nb.connection()
+
+
+def test_mime_bundle_has_widget_static_html_and_text(shell, demo):
+    result = run(shell, "%gcypher MATCH (p:Person)-[r:LIVES_IN]->(c:Place) RETURN p, r, c")
+    data, _ = shell.display_formatter.format(result)
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    static = data["text/html"]
+    assert static.count("<tr") == len(result) + 1  # header + one row per record, as a plain table
+    assert 'src="data:image/svg+xml;base64,' in static
+    assert data["text/plain"].startswith(f"{len(result)} rows × 3 columns; 9 nodes, 6 relationships")
+    assert "Alice Chen" in data["text/plain"]
+
+
+def test_graph_tab_embeds_the_offline_viewer_with_every_node(shell, demo):
+    result = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
+    view = result.show()
+    graph_html = view.widget.children[0].value
+    assert graph_html.count("<iframe srcdoc=") == 1
+    document = html.unescape(re.search(r'srcdoc="([^"]*)"', graph_html).group(1))
+    payload = json.loads(re.search(r"window.__GESTALTDB_VIZ__ = (\{.*?\});window", document).group(1))
+    assert {node["id"] for node in payload["nodes"]} == set(result.subgraph.nodes)
+    assert {edge["id"] for edge in payload["edges"]} == set(result.subgraph.edges)
+    assert "default-src 'none'" in document and not REMOTE.search(document)
+    alice = next(node for node in payload["nodes"] if node["id"] == "alice")
+    assert alice["properties"]["born"] == "1988-03-14"  # temporal values drawn as readable text
+
+
+def test_drawing_caps_cut_the_graph_and_say_so(shell, demo):
+    result = run(shell, "%%gcypher --max-nodes 4\nMATCH (n) RETURN n")
+    view = result.show()
+    assert len(view.drawing.subgraph.nodes) == 4 and view.drawing.subgraph.truncated
+    assert len(result.subgraph.nodes) > 4  # the result itself keeps everything it returned
+    note = f"Graph shows 4 of {len(result.subgraph.nodes)} nodes"
+    assert note in view.widget.children[0].value and note in view.static_html() and note in view.text()
+
+
+def test_table_display_limit_is_separate_from_the_row_limit(shell, demo):
+    result = run(shell, "%%gcypher --display-limit 3\nMATCH (n) RETURN n.name AS name")
+    assert len(result) > 3 and not result.truncated
+    table_html = result.show().widget.children[0].value
+    assert table_html.count("<tr") == 4 and f"showing 3 of {len(result)} rows" in table_html
+
+
+def test_json_tab_is_capped_in_characters(shell, demo):
+    run(shell, "%config GestaltMagic.json_max_chars = 200")
+    result = run(shell, "%gcypher MATCH (n) RETURN n")
+    json_html = dict(zip(result.show().tab_titles, (c.value for c in result.show().widget.children)))["JSON"]
+    assert f"cut at 200 characters ({len(result):,} items in all" in json_html
+    assert len(json_html) < 1000
+
+
+@pytest.mark.parametrize("renderer", ["gestaltdb", "pyvis"])
+def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, renderer):
+    result = run(shell, f"%%gcypher --renderer {renderer}\nMATCH (a)-[r:KNOWS]->(b) RETURN a, r, b")
+    view = result.show()
+    bundle = view._repr_mimebundle_()
+    pieces = [child.value for child in view.widget.children] + [bundle["text/html"]]
+    for piece in pieces:
+        assert "<script>window.__pwned" not in piece and "<img src=x" not in piece
+    document = view.drawing.document
+    # Inside the page's <script> data the payload may appear, but it can never close the element.
+    assert "</script><script>window.__pwned" not in document and "onerror=\"window" not in document
+    baseline = render(Subgraph(nodes={"a": Node("a")}), renderer=renderer).document
+    assert document.count("</script") == baseline.count("</script")
+    table = view.widget.children[view.tab_titles.index("Table")].value
+    assert html.escape(PAYLOAD, quote=False)[:40] in table
+
+
+def test_pyvis_renderer_is_offline_and_carries_the_graph(shell, demo):
+    result = run(shell, "%%gcypher --renderer pyvis\nMATCH (p:Person)-[r:KNOWS]->(q:Person) RETURN p, r, q")
+    document = result.show().drawing.document
+    assert 'data-renderer="pyvis"' in document
+    assert not REMOTE.search(document)
+    assert "connect-src 'none'" in document and "bootstrap" not in document.lower()
+    nodes = json.loads(re.search(r"new vis.DataSet\((\[.*?\])\), edges", document).group(1))
+    assert {node["id"] for node in nodes} == set(result.subgraph.nodes)
+    run(shell, "%config GestaltMagic.renderer = 'pyvis'")
+    assert 'data-renderer="pyvis"' in run(shell, "%gcypher MATCH (p:Person) RETURN p").show().drawing.document
+
+
+def test_unknown_renderer_in_config_is_rejected(shell):
+    from traitlets import TraitError
+
+    with pytest.raises(TraitError):
+        shell.magics_manager.registry["GestaltMagic"].renderer = "d3"
+
+
+def test_show_draws_a_bare_subgraph_through_the_same_layer():
+    subgraph = Subgraph(title="hand made")
+    subgraph.add_node(Node("x", ("Thing",), {"name": "X"}), highlight=True)
+    subgraph.add_node(Node("y", ("Thing",), {"name": "Y"}))
+    subgraph.add_edge(Edge("xy", "x", "y", "LINKS"))
+    view = gestalt_nb.show(subgraph)
+    assert view.tab_titles == ["Graph"]
+    assert "hand made" in view.drawing.document
+    assert view.text().startswith("Subgraph('hand made', 2 nodes, 1 relationships)")
+    assert 'src="data:image/svg+xml;base64,' in view.static_html()
+
+
+def test_capped_keeps_first_seen_nodes_and_only_edges_between_them():
+    subgraph = Subgraph()
+    for name in "abcd":
+        subgraph.add_node(Node(name))
+    subgraph.add_edge(Edge("ab", "a", "b"))
+    subgraph.add_edge(Edge("cd", "c", "d"))
+    subgraph.add_edge(Edge("ba", "b", "a"))
+    capped = subgraph.capped(2, 10)
+    assert list(capped.nodes) == ["a", "b"] and set(capped.edges) == {"ab", "ba"}
+    assert subgraph.capped(10, 1).edges.keys() == {"ab"}
+    assert subgraph.capped(10, 10) is subgraph
