@@ -27,12 +27,15 @@ __all__ = [
     "connection",
     "create",
     "demo",
+    "explore",
     "last_result",
     "load_ipython_extension",
     "render",
     "run",
+    "schema",
     "settings",
     "show",
+    "show_retrieval",
     "use",
 ]
 __version__ = "0.1.0"
@@ -66,6 +69,34 @@ def connection(alias: str | None = None) -> Connection:
 def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
     result = REGISTRY.get(alias).run(query, params, **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def schema(alias: str | None = None, **options: Any):
+    """The schema sample of the current (or named) connection (``%gschema``)."""
+    return REGISTRY.get(alias).schema(**options)
+
+
+def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
+    """The neighbourhood explorer widget (``%gexplore``); its ``.explorer`` holds the state."""
+    from .explorer import Explorer
+    from .views.explorer_view import ExplorerView
+
+    explorer = Explorer(REGISTRY.get(alias), node_budget=node_budget, sample_size=sample_size)
+    if node_id is not None:
+        explorer.start(node_id)
+    return ExplorerView(explorer)
+
+
+def show_retrieval(retriever: Any, query: str):
+    """Run any ``GestaltDBRetriever`` and return its retrieval (drawn paths, documents table)."""
+    from .retrieval import retrieve
+    from .session import Connection as _Connection
+
+    connection = next((c for c in REGISTRY.connections.values() if c.graph is retriever.graph), None)
+    connection = connection or _Connection("retriever", retriever.graph, owned=False)
+    result = retrieve(connection, retriever, query)
     REGISTRY.last_result = result
     return result
 

@@ -47,6 +47,13 @@ def _user_errors(method):
     return wrapper
 
 
+def _words(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:
+        raise GestaltError(f"Cannot read the arguments: {exc}.") from exc
+
+
 def _gestalt_parser() -> _Parser:
     parser = _Parser(prog="%gestalt", add_help=False)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
@@ -146,10 +153,7 @@ class GestaltMagic(Magics, Configurable):
     @_user_errors
     def gestalt(self, line: str):
         """Manage connections: open | create | demo | use | switch | list | close | info."""
-        try:
-            words = shlex.split(line)
-        except ValueError as exc:
-            raise GestaltError(f"Cannot read the arguments: {exc}.") from exc
+        words = _words(line)
         if not words:
             return self._list()
         args = _gestalt_parser().parse_args(words)
@@ -206,11 +210,7 @@ class GestaltMagic(Magics, Configurable):
     def gcypher(self, line: str, cell: str | None = None):
         """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
         options_text, query = (line, cell) if cell is not None else split_line(line)
-        try:
-            words = shlex.split(options_text)
-        except ValueError as exc:
-            raise GestaltError(f"Cannot read the options: {exc}.") from exc
-        args = _gcypher_parser().parse_args(words)
+        args = _gcypher_parser().parse_args(_words(options_text))
         params = self._params(args.params) if args.params else None
         connection = REGISTRY.get(args.alias)
         result = connection.run(query or "", params, write=args.write, limit=args.limit)
@@ -222,11 +222,77 @@ class GestaltMagic(Magics, Configurable):
         }
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
+        return self._keep(result, args.out)
+
+    # -- %gschema, %gexplore, %gretrieve ------------------------------------------
+    @line_magic
+    @_user_errors
+    def gschema(self, line: str):
+        """Show the schema sample: meta-graph, labels, relationship types, indexes."""
+        parser = _Parser(prog="%gschema", add_help=False)
+        parser.add_argument("alias", nargs="?")
+        parser.add_argument("--refresh", action="store_true")
+        parser.add_argument("--nodes", type=int)
+        parser.add_argument("--edges", type=int)
+        parser.add_argument("--exhaustive", action="store_true")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        result = REGISTRY.get(args.alias).schema(refresh=args.refresh, nodes=args.nodes, edges=args.edges, exhaustive=args.exhaustive)
+        return self._keep(result, args.out)
+
+    @line_magic
+    @_user_errors
+    def gexplore(self, line: str):
+        """Open the neighbourhood explorer, optionally starting at NODE_ID."""
+        from .explorer import Explorer
+        from .views.explorer_view import ExplorerView
+
+        parser = _Parser(prog="%gexplore", add_help=False)
+        parser.add_argument("node_id", nargs="?")
+        parser.add_argument("alias", nargs="?")
+        parser.add_argument("--budget", type=int, default=200)
+        parser.add_argument("--sample", type=int, default=10)
+        args = parser.parse_args(_words(line))
+        explorer = Explorer(REGISTRY.get(args.alias), node_budget=args.budget, sample_size=args.sample)
+        if args.node_id:
+            explorer.start(args.node_id)
+        return ExplorerView(explorer)
+
+    @line_magic
+    @_user_errors
+    def gretrieve(self, line: str):
+        """Run a GestaltDBRetriever and draw its paths from the seeds."""
+        from .retrieval import parse_hop, retrieve
+
+        parser = _Parser(prog="%gretrieve", add_help=False)
+        parser.add_argument("query", nargs="?", default="")
+        parser.add_argument("--seed-label")
+        parser.add_argument("--seed-property")
+        parser.add_argument("--seed-ids")
+        parser.add_argument("--hop", action="append", default=[])
+        parser.add_argument("--max-entities", type=int)
+        parser.add_argument("--alias")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        connection = REGISTRY.get(args.alias)
+        options: dict[str, Any] = {"hops": tuple(parse_hop(hop) for hop in args.hop)}
+        if args.seed_ids:
+            options["seed_ids"] = tuple(seed.strip() for seed in args.seed_ids.split(",") if seed.strip())
+        if args.seed_label or args.seed_property:
+            options.update(seed_label=args.seed_label, seed_property=args.seed_property)
+        if args.max_entities:
+            options["max_entities"] = args.max_entities
+        if not args.seed_ids and not args.seed_label:
+            raise GestaltError("Say how to find seeds: --seed-ids a,b or --seed-label L --seed-property P.")
+        result = retrieve(connection, connection.retriever(**options), args.query)
+        return self._keep(result, args.out)
+
+    def _keep(self, result: Any, out: str | None) -> Any:
         REGISTRY.last_result = result
-        if args.out:
-            if not args.out.isidentifier():
-                raise GestaltError(f"-o needs a Python variable name, not {args.out!r}.")
-            self.shell.user_ns[args.out] = result
+        if out:
+            if not out.isidentifier():
+                raise GestaltError(f"-o needs a Python variable name, not {out!r}.")
+            self.shell.user_ns[out] = result
         return result
 
     def _params(self, expression: str) -> dict[str, Any]:

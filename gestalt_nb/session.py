@@ -75,6 +75,21 @@ class Connection:
 
         return run(self, query, params, **options)
 
+    def schema(self, **options: Any):
+        """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
+        from .graph_schema import schema
+
+        return schema(self, **options)
+
+    def retriever(self, **options: Any):
+        """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
+        from langchain_gestaltdb import GestaltDBRetriever
+
+        try:
+            return GestaltDBRetriever(graph=self.graph, **options)
+        except ValueError as exc:
+            raise GestaltError(f"Cannot build the retriever: {exc}") from exc
+
     def nodes(self, ids: list[str]) -> list[dict[str, Any]]:
         """Nodes by id in the adapter's JSON shape (absent ids are skipped): one key lookup each."""
         db = self.db
@@ -83,6 +98,16 @@ class Connection:
             node = db.get_node(node_id.encode("utf-8"))
             if node is not None:
                 found.append(normalize(node))
+        return found
+
+    def edges(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Relationships by id in the adapter's JSON shape (absent ids are skipped)."""
+        db = self.db
+        found = []
+        for edge_id in ids:
+            edge = db.get_edge(edge_id.encode("utf-8"))
+            if edge is not None:
+                found.append(normalize(edge))
         return found
 
     def info(self) -> dict[str, Any]:
@@ -226,7 +251,7 @@ class Registry:
 
     def demo(self, path: str | Path | None = None, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
         """Open the bundled demo graph at ``path`` (built there first if absent; a temp dir by default)."""
-        from .demo import build_demo
+        from .demo_graph import build_demo
 
         if path is None:
             path = Path(tempfile.mkdtemp(prefix="gestalt-demo-")) / "demo"

@@ -1,0 +1,161 @@
+"""Walk out from a node one typed hop at a time, with undo, a node budget and the Cypher to match.
+
+Expansion reads GestaltDB's typed adjacency (``sample_neighbors``, seeded so a session is
+reproducible), never an untyped ``-[r]->`` pattern, which scans every edge per node. The Cypher
+shown for what is on screen names the exact relationships drawn (``WHERE id(r) IN [...]``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import GestaltError
+from .session import Connection
+from .subgraph import Subgraph, edge_from_json, node_from_json
+
+DIRECTIONS = {"out": "out", "in": "in", "both": "any"}
+
+
+def _pattern(direction: str, kind: str) -> str:
+    return {"out": f"-[r:{kind}]->", "in": f"<-[r:{kind}]-", "both": f"-[r:{kind}]-"}[direction]
+
+
+@dataclass
+class _State:
+    subgraph: Subgraph
+    cypher: list[str] = field(default_factory=list)
+
+
+class Explorer:
+    """The exploration state of one connection; widgets and tests drive the same methods."""
+
+    def __init__(self, connection: Connection, *, node_budget: int = 200, sample_size: int = 10, seed: int = 0) -> None:
+        if node_budget < 1 or sample_size < 1:
+            raise GestaltError("node_budget and sample_size must be positive whole numbers.")
+        self.connection = connection
+        self.node_budget = node_budget
+        self.sample_size = sample_size
+        self.rng = random.Random(seed)
+        self.state = _State(Subgraph(title="explorer"))
+        self.history: list[_State] = []
+
+    @property
+    def subgraph(self) -> Subgraph:
+        return self.state.subgraph
+
+    def relationship_types(self) -> list[str]:
+        schema = self.connection.graph.get_structured_schema
+        return sorted({rel["type"] for rel in schema.get("relationships", [])} - {"__untyped__"})
+
+    # -- finding a start ------------------------------------------------------
+    def find(self, label: str, prop: str, value: Any, *, limit: int = 25) -> list[str]:
+        """Ids of ``label`` nodes whose indexed ``prop`` equals ``value`` (at most ``limit``)."""
+        db = self.connection.db
+        if prop not in db.indexed_node_properties:
+            indexed = ", ".join(sorted(db.indexed_node_properties)) or "none"
+            raise GestaltError(
+                f"'{prop}' has no property index, so it cannot be looked up (indexed: {indexed}). "
+                f"Create one with connection.db.create_node_property_index('{prop}'), or start from a node id."
+            )
+        found = []
+        for key in db.iter_node_ids_by_label_property(label, prop, value):
+            found.append(db.key_to_string(key))
+            if len(found) >= limit:
+                break
+        return found
+
+    def start(self, node_id: str) -> None:
+        """Clear the canvas (undoable) and put one node on it."""
+        nodes = self.connection.nodes([node_id])
+        if not nodes:
+            raise GestaltError(f"No node with id {node_id!r}. Find one by label and an indexed property, or run a query.")
+        self._remember()
+        subgraph = Subgraph(title="explorer")
+        subgraph.add_node(node_from_json(nodes[0]), highlight=True)
+        self.state = _State(subgraph, [f"MATCH (n {{id: {json.dumps(node_id)}}}) RETURN n, null AS r, null AS m"])
+
+    # -- walking --------------------------------------------------------------
+    def expand(
+        self,
+        node_ids: list[str] | None = None,
+        *,
+        direction: str = "out",
+        types: list[str] | None = None,
+        sample_size: int | None = None,
+    ) -> int:
+        """Add up to ``sample_size`` neighbours per node and type; returns how many nodes were added.
+
+        ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
+        in the schema. Stops adding nodes at the node budget and says so in the subgraph's notes.
+        """
+        if direction not in DIRECTIONS:
+            raise GestaltError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.")
+        if not self.subgraph.nodes:
+            raise GestaltError("Nothing to expand yet: start from a node first.")
+        node_ids = list(node_ids or sorted(self.subgraph.highlight_nodes))
+        unknown = [node_id for node_id in node_ids if node_id not in self.subgraph.nodes]
+        if unknown:
+            raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
+        kinds = list(types) if types else self.relationship_types()
+        size = sample_size or self.sample_size
+        db = self.connection.db
+        edge_ids: dict[str, None] = {}
+        new_nodes: dict[str, None] = {}
+        branches: list[str] = []
+        budget_hit = False
+        for node_id in node_ids:
+            for kind in kinds:
+                chosen = []
+                for record in db.sample_neighbors(node_id, kind, direction=DIRECTIONS[direction], sample_size=size, rng=self.rng):
+                    neighbor = db.key_to_string(record["neighbor_id"])
+                    if neighbor not in self.subgraph.nodes and neighbor not in new_nodes:
+                        if len(self.subgraph.nodes) + len(new_nodes) >= self.node_budget:
+                            budget_hit = True
+                            continue
+                        new_nodes[neighbor] = None
+                    chosen.append(db.key_to_string(record["edge_id"]))
+                edge_ids.update(dict.fromkeys(chosen))
+                if chosen:
+                    branches.append(
+                        f"MATCH (n {{id: {json.dumps(node_id)}}}){_pattern(direction, kind)}(m) "
+                        f"WHERE id(r) IN {json.dumps(sorted(set(chosen)))} RETURN n, r, m"
+                    )
+        self._remember()
+        subgraph = copy.deepcopy(self.subgraph)
+        for raw in self.connection.nodes(list(new_nodes)):
+            subgraph.add_node(node_from_json(raw))
+        for raw in self.connection.edges(list(edge_ids)):
+            subgraph.add_edge(edge_from_json(raw))
+        if budget_hit:
+            subgraph.truncated = True
+            note = f"Node budget reached ({self.node_budget}); some neighbours were left out. Raise the budget to go further."
+            if note not in subgraph.notes:
+                subgraph.notes.append(note)
+        self.state = _State(subgraph, [*self.state.cypher, *branches])
+        return len(new_nodes)
+
+    def undo(self) -> bool:
+        """Go back one step; False when there is nothing to undo."""
+        if not self.history:
+            return False
+        self.state = self.history.pop()
+        return True
+
+    def reset(self) -> None:
+        self._remember()
+        self.state = _State(Subgraph(title="explorer"))
+
+    def _remember(self) -> None:
+        self.history.append(self.state)
+
+    def cypher(self) -> str:
+        """A query that returns exactly what is drawn (paste it into a %%gcypher cell)."""
+        return "\nUNION ALL\n".join(self.state.cypher)
+
+    def node_details(self, node_id: str) -> dict[str, Any]:
+        node = self.subgraph.nodes[node_id]
+        return {"id": node.id, "labels": list(node.labels), **node.properties}

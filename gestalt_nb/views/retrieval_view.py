@@ -1,0 +1,44 @@
+"""The retrieval view: the traversed paths drawn from their seeds, the documents, the settings."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from ..options import settings
+from ..render import Drawing, render
+from ..retrieval import Retrieval
+from . import html as h
+from .tabs import TabbedView
+
+
+class RetrievalView(TabbedView):
+    def __init__(self, retrieval: Retrieval, **overrides: Any) -> None:
+        self.retrieval = retrieval
+        self.options = settings.with_overrides(**overrides)
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        return render(self.retrieval.subgraph, self.options)
+
+    def settings_html(self) -> str:
+        return h.key_values([(key, h.esc(value)) for key, value in self.retrieval.settings_rows()])
+
+    def tabs(self) -> list[tuple[str, str]]:
+        notes = h.banner(self.drawing.subgraph.notes)
+        documents = ("Documents", notes + h.table(self.retrieval.df, self.options.display_limit))
+        if not self.retrieval.documents:
+            return [documents, ("Settings", self.settings_html())]
+        return [("Graph", notes + self.drawing.iframe()), documents, ("Settings", self.settings_html())]
+
+    def static_html(self) -> str:
+        parts = [h.banner(self.drawing.static.notes)]
+        if self.retrieval.documents:
+            parts.append(h.svg_image(self.drawing.svg(), alt=repr(self.retrieval)))
+        parts += [h.table(self.retrieval.df, self.options.display_limit), self.settings_html()]
+        return "".join(parts)
+
+    def text(self) -> str:
+        lines = [repr(self.retrieval), *self.retrieval.notes()]
+        lines += [f"  {row.id} ({row.labels}) hops={row.hops} seed={row.seed}" for row in self.retrieval.df.head(20).itertuples()]
+        return "\n".join(lines)

@@ -1,0 +1,59 @@
+"""The schema view: meta-graph | labels | relationship types | indexes, always saying it is a sample."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from ..options import settings
+from ..render import Drawing, render
+from ..graph_schema import SchemaResult
+from . import html as h
+from .tabs import TabbedView
+
+
+class SchemaView(TabbedView):
+    def __init__(self, result: SchemaResult, **overrides: Any) -> None:
+        self.result = result
+        self.options = settings.with_overrides(**overrides)
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        return render(self.result.subgraph, self.options)
+
+    def indexes_html(self) -> str:
+        rows = [(kind, h.esc(", ".join(names) or "none")) for kind, names in self.result.indexes.items()]
+        return h.key_values(rows)
+
+    def tabs(self) -> list[tuple[str, str]]:
+        note = h.banner([self.result.note()], kind="info")
+        limit = self.options.display_limit
+        return [
+            ("Graph", h.banner(self.drawing.subgraph.notes, kind="info") + self.drawing.iframe()),
+            ("Labels", note + h.table(self.result.labels_df, limit)),
+            ("Relationships", note + h.table(self.result.relationships_df, limit)),
+            ("Indexes", self.indexes_html()),
+        ]
+
+    def static_html(self) -> str:
+        limit = self.options.display_limit
+        return "".join(
+            [
+                h.banner(self.drawing.static.notes, kind="info"),
+                h.svg_image(self.drawing.svg(), alt=f"schema: {self.result.subgraph.summary()}"),
+                "<h4>Labels</h4>",
+                h.table(self.result.labels_df, limit),
+                "<h4>Relationship types</h4>",
+                h.table(self.result.relationships_df, limit),
+                "<h4>Property indexes</h4>",
+                self.indexes_html(),
+            ]
+        )
+
+    def text(self) -> str:
+        result = self.result
+        lines = [repr(result), result.note()]
+        lines += [f"  (:{row.label}) {row.nodes} nodes — {row.properties}" for row in result.labels_df.itertuples()]
+        lines += [f"  (:{rel['start']})-[:{rel['type']}]->(:{rel['end']})" for rel in result.schema.get("relationships", [])]
+        lines += [f"  indexes on {kind}: {', '.join(names) or 'none'}" for kind, names in result.indexes.items()]
+        return "\n".join(lines)
