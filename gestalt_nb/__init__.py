@@ -29,7 +29,10 @@ __all__ = [
     "demo",
     "explore",
     "last_result",
+    "load_edges",
+    "load_graph_documents",
     "load_ipython_extension",
+    "load_nodes",
     "render",
     "run",
     "schema",
@@ -99,6 +102,27 @@ def show_retrieval(retriever: Any, query: str):
     result = retrieve(connection, retriever, query)
     REGISTRY.last_result = result
     return result
+
+
+def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
+    """Load a DataFrame as nodes in one transaction (``%gload nodes``); see ``gestalt_nb.loading``."""
+    from . import loading
+
+    return loading.load_nodes(REGISTRY.get(alias), df, **options)
+
+
+def load_edges(df: Any, *, alias: str | None = None, **options: Any):
+    """Load a DataFrame as relationships in one transaction (``%gload edges``)."""
+    from . import loading
+
+    return loading.load_edges(REGISTRY.get(alias), df, **options)
+
+
+def load_graph_documents(documents: Any, *, include_source: bool = False, alias: str | None = None):
+    """The adapter's ``add_graph_documents`` inside one transaction: all or nothing, and fast."""
+    from . import loading
+
+    return loading.load_graph_documents(REGISTRY.get(alias), documents, include_source=include_source)
 
 
 def last_result() -> QueryResult | None:

@@ -287,6 +287,41 @@ class GestaltMagic(Magics, Configurable):
         result = retrieve(connection, connection.retriever(**options), args.query)
         return self._keep(result, args.out)
 
+    @line_magic
+    @_user_errors
+    def gload(self, line: str):
+        """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
+        from . import loading
+
+        parser = _Parser(prog="%gload", add_help=False)
+        parser.add_argument("kind", choices=("nodes", "edges"))
+        parser.add_argument("frame")
+        parser.add_argument("--id")
+        parser.add_argument("--label")
+        parser.add_argument("--label-column")
+        parser.add_argument("--source")
+        parser.add_argument("--target")
+        parser.add_argument("--type")
+        parser.add_argument("--type-column")
+        parser.add_argument("--properties", help="comma-separated columns (default: all others)")
+        parser.add_argument("--alias")
+        args = parser.parse_args(_words(line))
+        frame = self._evaluate(args.frame, "%gload")
+        if not hasattr(frame, "to_dict") or not hasattr(frame, "columns"):
+            raise GestaltError(f"%gload needs a pandas DataFrame; {args.frame} is a {type(frame).__name__}.")
+        properties = [name.strip() for name in args.properties.split(",") if name.strip()] if args.properties else None
+        connection = REGISTRY.get(args.alias)
+        if args.kind == "nodes":
+            if not args.id:
+                raise GestaltError("%gload nodes needs --id COLUMN.")
+            return loading.load_nodes(connection, frame, id=args.id, label=args.label, label_column=args.label_column, properties=properties)
+        if not args.source or not args.target:
+            raise GestaltError("%gload edges needs --source COLUMN and --target COLUMN.")
+        return loading.load_edges(
+            connection, frame, source=args.source, target=args.target, type=args.type,
+            type_column=args.type_column, id=args.id, properties=properties,
+        )
+
     def _keep(self, result: Any, out: str | None) -> Any:
         REGISTRY.last_result = result
         if out:
