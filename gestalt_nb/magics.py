@@ -66,6 +66,7 @@ def _gestalt_parser() -> _Parser:
         command.add_argument("path", nargs="?" if name == "demo" else None)
         command.add_argument("--alias")
         command.add_argument("--map-size")
+        command.add_argument("--claim-writes", action="store_true", help="allow %%claims writes without --write")
         if name == "create":
             command.add_argument("--backend", default="lmdb")
     use = sub.add_parser("use", add_help=False)
@@ -75,6 +76,56 @@ def _gestalt_parser() -> _Parser:
     sub.add_parser("list", add_help=False)
     sub.add_parser("close", add_help=False).add_argument("alias", nargs="?")
     sub.add_parser("info", add_help=False).add_argument("alias", nargs="?")
+    return parser
+
+
+def _claims_parser() -> _Parser:
+    parser = _Parser(prog="%claims", add_help=False)
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+
+    def command(name: str, *positional: str, horizon: bool = True, commit: bool = False) -> _Parser:
+        cmd = sub.add_parser(name, add_help=False)
+        for item in positional:
+            cmd.add_argument(item)
+        cmd.add_argument("--alias")
+        cmd.add_argument("-o", "--out")
+        if horizon:
+            cmd.add_argument("--valid-time")
+            cmd.add_argument("--system-time")
+        if commit:
+            cmd.add_argument("--through-commit", type=int)
+        return cmd
+
+    def filters(cmd: _Parser) -> None:
+        for option in ("--world", "--agent", "--source"):
+            cmd.add_argument(option)
+        cmd.add_argument("--literal", action="store_true", help="the object is a JSON literal, not an entity id")
+
+    filters(command("status", "subject", "predicate", "object", commit=True))
+    search = command("search", commit=True)
+    filters(search)
+    for option in ("--subject", "--predicate", "--object", "--statement-id"):
+        search.add_argument(option)
+    search.add_argument("--polarity", choices=("positive", "negative"))
+    command("explain", "claim_id")
+    command("history", "claim_id", horizon=False)
+    write = command("assert", "subject", "predicate", "object", horizon=False)
+    filters(write)
+    write.add_argument("--polarity", choices=("positive", "negative"))
+    write.add_argument("--provenance", default=None)
+    write.add_argument("--confidence", type=float)
+    for name in ("correct", "retract"):
+        cmd = command(name, "claim_id", horizon=False)
+        cmd.add_argument("--supersedes", required=True)
+        if name == "correct":
+            cmd.add_argument("--confidence", type=float)
+            cmd.add_argument("--provenance")
+        else:
+            cmd.add_argument("--reason")
+    for cmd in (write, sub.choices["correct"], sub.choices["retract"]):
+        cmd.add_argument("--valid-from")
+        cmd.add_argument("--valid-to")
+        cmd.add_argument("--write", action="store_true", help="required: claim writes are explicit")
     return parser
 
 
@@ -184,6 +235,7 @@ class GestaltMagic(Magics, Configurable):
             connection = REGISTRY.create(args.path, backend=args.backend, alias=args.alias, map_size=args.map_size)
         else:
             connection = REGISTRY.demo(args.path, alias=args.alias, map_size=args.map_size)
+        connection.claim_writes = connection.claim_writes or args.claim_writes
         print(f"Connected '{connection.alias}' ({connection.info()['backend']}) at {connection.path}; it is the current connection.")
 
     def _list(self):
@@ -321,6 +373,39 @@ class GestaltMagic(Magics, Configurable):
             connection, frame, source=args.source, target=args.target, type=args.type,
             type_column=args.type_column, id=args.id, properties=properties,
         )
+
+    @line_magic
+    @_user_errors
+    def claims(self, line: str):
+        """Claims: status | search | explain | history | assert | correct | retract (writes need --write)."""
+        args = _claims_parser().parse_args(_words(line))
+        if args.command is None:
+            raise GestaltError("Say what to do: %claims status|search|explain|history|assert|correct|retract ...")
+        api = REGISTRY.get(args.alias).claims()
+        horizon = {"valid_time": getattr(args, "valid_time", None), "system_time": getattr(args, "system_time", None)}
+        if args.command == "status":
+            result = api.status(args.subject, args.predicate, args.object, literal=args.literal, world=args.world,
+                                agent=args.agent, source=args.source, through_commit=args.through_commit, **horizon)
+        elif args.command == "search":
+            result = api.search(subject=args.subject, predicate=args.predicate, object=args.object, literal=args.literal,
+                                agent=args.agent, source=args.source, world=args.world, polarity=args.polarity,
+                                statement_id=args.statement_id, through_commit=args.through_commit, **horizon)
+        elif args.command == "explain":
+            result = api.explain(args.claim_id, **horizon)
+        elif args.command == "history":
+            result = api.history(args.claim_id)
+        elif args.command == "assert":
+            result = api.assert_claim(args.subject, args.predicate, args.object, polarity=args.polarity, agent=args.agent,
+                                      provenance=args.provenance, valid_from=args.valid_from, valid_to=args.valid_to,
+                                      source=args.source, confidence=args.confidence, world=args.world or "default",
+                                      literal=args.literal, write=args.write)
+        elif args.command == "correct":
+            result = api.correct(args.claim_id, supersedes=args.supersedes, confidence=args.confidence,
+                                 provenance=args.provenance, valid_from=args.valid_from, valid_to=args.valid_to, write=args.write)
+        else:
+            result = api.retract(args.claim_id, supersedes=args.supersedes, reason=args.reason,
+                                 valid_from=args.valid_from, valid_to=args.valid_to, write=args.write)
+        return self._keep(result, args.out)
 
     def _keep(self, result: Any, out: str | None) -> Any:
         REGISTRY.last_result = result

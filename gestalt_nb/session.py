@@ -50,6 +50,8 @@ class Connection:
     owned: bool
     path: Path | None = None
     map_size: int | None = None
+    #: Claim writes (assert/correct/retract) allowed without a per-call --write.
+    claim_writes: bool = False
     closed: bool = field(default=False, init=False)
 
     @property
@@ -80,6 +82,12 @@ class Connection:
         from .graph_schema import schema
 
         return schema(self, **options)
+
+    def claims(self, **caps: Any):
+        """Claim status, search, explanation, history and explicit writes (``%claims``)."""
+        from .claims import ClaimAPI
+
+        return ClaimAPI(self, **caps)
 
     def retriever(self, **options: Any):
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""

@@ -1,0 +1,162 @@
+"""Claim views: a status badge with evidence and time travel, claim tables, explanation graphs."""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from typing import Any
+
+from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
+from ..errors import GestaltError
+from ..options import settings
+from ..render import Drawing, render
+from . import html as h
+from .tabs import TabbedView
+
+BADGE = {"supported": "#1a7f37", "refuted": "#cf222e", "both": "#bf8700", "unknown": "#6e7781"}
+
+
+def badge(result: ClaimStatus) -> str:
+    colour = BADGE.get(result.status, "#6e7781")
+    return (
+        f'<div style="margin:4px 0"><span class="gestalt-status" style="background:{colour};color:white;'
+        f'padding:2px 10px;border-radius:10px;font-weight:bold">{h.esc(result.status.upper())}</span> '
+        f"<b>{h.esc(result.statement())}</b><br><small>{h.esc(result.horizon())}</small></div>"
+    )
+
+
+def evidence_html(result: ClaimStatus, limit: int) -> str:
+    notes = [f"Evidence was cut at {len(result.evidence)} versions (the tool's cap)."] if result.truncated else []
+    return (
+        h.banner(notes)
+        + f"<h4>Supporting ({len(result.supporting)})</h4>"
+        + h.table(result.supporting, limit)
+        + f"<h4>Refuting ({len(result.refuting)})</h4>"
+        + h.table(result.refuting, limit)
+    )
+
+
+class ClaimStatusView:
+    """Badge and evidence; in a widget frontend, valid-time and knowledge-time controls recompute it."""
+
+    def __init__(self, result: ClaimStatus, **overrides: Any) -> None:
+        self.result = result
+        self.options = settings.with_overrides(**overrides)
+
+    def body(self) -> str:
+        return badge(self.result) + evidence_html(self.result, self.options.display_limit)
+
+    @cached_property
+    def widget(self):
+        import ipywidgets as w
+
+        self.content = w.HTML(self.body())
+        self.message = w.HTML()
+        self.valid_time = w.Text(value=self.result.data["valid_time"], description="Valid time", continuous_update=False)
+        latest = self._latest()
+        through = self.result.data.get("through_commit")
+        self.through_commit = w.IntSlider(
+            value=latest if through is None else through, min=0, max=max(latest, 1), description="Knowledge",
+            continuous_update=False,
+        )
+        self.valid_time.observe(lambda _: self.recompute(), names="value")
+        self.through_commit.observe(lambda _: self.recompute(), names="value")
+        note = w.HTML("<small>Knowledge: what the database knew through commit N (system time).</small>")
+        return w.VBox([w.HBox([self.valid_time, self.through_commit]), note, self.message, self.content])
+
+    def _latest(self) -> int:
+        return self.result.api.latest_commit() if self.result.api is not None else 0
+
+    def recompute(self) -> None:
+        """Ask again for the chosen valid time and knowledge horizon (the latest commit means now)."""
+        through = self.through_commit.value
+        self.through_commit.max = max(self._latest(), 1)  # new commits since the view was drawn
+        try:
+            self.result = self.result.recompute(
+                valid_time=self.valid_time.value, through_commit=None if through >= self._latest() else through
+            )
+            self.message.value = ""
+        except GestaltError as exc:
+            self.message.value = f"<span style='color:#b00'>{h.esc(exc)}</span>"
+            return
+        self.content.value = self.body()
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        text = [repr(self.result)]
+        for title, frame in (("supporting", self.result.supporting), ("refuting", self.result.refuting)):
+            text += [f"{title}:"] + [f"  {row.agent} ({row.source}) confidence={row.confidence} valid={row.valid}" for row in frame.itertuples()]
+        return {
+            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+            "text/html": self.body(),
+            "text/plain": "\n".join(text),
+        }
+
+
+SORTABLE = ("system time", "valid", "subject", "predicate", "object", "polarity", "agent", "source", "confidence", "world")
+
+
+class ClaimTableView:
+    """Search results or a history as a table, sortable by any column in a widget frontend."""
+
+    def __init__(self, table: ClaimTable, **overrides: Any) -> None:
+        self.table = table
+        self.options = settings.with_overrides(**overrides)
+
+    def body(self, sort_by: str | None = None) -> str:
+        frame = self.table.df
+        if sort_by:
+            frame = frame.sort_values(sort_by, kind="stable", na_position="last")
+        notes = [f"Results were cut at {len(self.table)} claims (the tool's cap)."] if self.table.truncated else []
+        title = f"<div><b>{h.esc(self.table.kind)}</b>: {h.esc(self.table.title)} — {len(self.table)} versions</div>"
+        return title + h.banner(notes) + h.table(frame, self.options.display_limit)
+
+    @cached_property
+    def widget(self):
+        import ipywidgets as w
+
+        content = w.HTML(self.body())
+        sort = w.Dropdown(options=[("(as returned)", "")] + [(name, name) for name in SORTABLE], description="Sort by")
+        sort.observe(lambda change: setattr(content, "value", self.body(change["new"] or None)), names="value")
+        self.sort, self.content = sort, content
+        return w.VBox([sort, content])
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        lines = [repr(self.table)] + [
+            f"  {row.polarity} {row.subject} {row.predicate} {row.object} by {row.agent} valid={row.valid} ({row.operation})"
+            for row in self.table.df.head(20).itertuples()
+        ]
+        return {
+            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
+            "text/html": self.body(),
+            "text/plain": "\n".join(lines),
+        }
+
+
+class ClaimExplanationView(TabbedView):
+    def __init__(self, explanation: ClaimExplanation, **overrides: Any) -> None:
+        self.explanation = explanation
+        self.options = settings.with_overrides(**overrides)
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        return render(self.explanation.subgraph, self.options)
+
+    def tabs(self) -> list[tuple[str, str]]:
+        notes = h.banner(self.drawing.subgraph.notes)
+        return [
+            ("Graph", notes + self.drawing.iframe()),
+            ("Nodes", notes + h.table(self.explanation.df, self.options.display_limit)),
+            ("JSON", h.pre(json.dumps(self.explanation.data, indent=2, ensure_ascii=False), self.options.json_max_chars)),
+        ]
+
+    def static_html(self) -> str:
+        return (
+            h.banner(self.drawing.static.notes)
+            + h.svg_image(self.drawing.svg(), alt=repr(self.explanation))
+            + h.table(self.explanation.df, self.options.display_limit)
+        )
+
+    def text(self) -> str:
+        lines = [repr(self.explanation), *self.drawing.subgraph.notes]
+        lines += [f"  [{row.kind}] {row.what} {row.rule}".rstrip() for row in self.explanation.df.itertuples()]
+        return "\n".join(lines)
