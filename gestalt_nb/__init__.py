@@ -39,6 +39,7 @@ __all__ = [
     "settings",
     "show",
     "show_retrieval",
+    "show_trace",
     "use",
 ]
 __version__ = "0.1.0"
@@ -123,6 +124,13 @@ def load_graph_documents(documents: Any, *, include_source: bool = False, alias:
     from . import loading
 
     return loading.load_graph_documents(REGISTRY.get(alias), documents, include_source=include_source)
+
+
+def show_trace(messages_or_state: Any):
+    """The steps of an agent run — tool calls, answers, refusals — and one graph of all it touched."""
+    from .trace import trace
+
+    return trace(messages_or_state)
 
 
 def last_result() -> QueryResult | None:

@@ -76,6 +76,7 @@ def _gestalt_parser() -> _Parser:
     sub.add_parser("list", add_help=False)
     sub.add_parser("close", add_help=False).add_argument("alias", nargs="?")
     sub.add_parser("info", add_help=False).add_argument("alias", nargs="?")
+    sub.add_parser("tools", add_help=False).add_argument("alias", nargs="?")
     return parser
 
 
@@ -203,7 +204,7 @@ class GestaltMagic(Magics, Configurable):
     @line_magic
     @_user_errors
     def gestalt(self, line: str):
-        """Manage connections: open | create | demo | use | switch | list | close | info."""
+        """Manage connections: open | create | demo | use | switch | list | close | info | tools."""
         words = _words(line)
         if not words:
             return self._list()
@@ -223,6 +224,10 @@ class GestaltMagic(Magics, Configurable):
             what = "Closed" if connection.owned else "Forgot (still open for its owner)"
             current = f" Current connection: '{REGISTRY.current}'." if REGISTRY.current else ""
             print(f"{what} '{connection.alias}'.{current}")
+        elif args.command == "tools":
+            from .handoff import describe
+
+            return describe(REGISTRY.get(args.alias).agent_tools())
         elif args.command == "info":
             for key, value in REGISTRY.get(args.alias).info().items():
                 print(f"{key:>12}: {value}")

@@ -16,7 +16,7 @@ from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
 from .errors import GestaltError
 from .session import Connection
-from .subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
+from .subgraph import Edge, Node, Subgraph, edge_from_json
 
 FLAGS = ("result_truncated", "content_truncated", "sources_truncated")
 

@@ -53,6 +53,7 @@ class Connection:
     #: Claim writes (assert/correct/retract) allowed without a per-call --write.
     claim_writes: bool = False
     closed: bool = field(default=False, init=False)
+    _handle: GestaltDBGraph | None = field(default=None, init=False, repr=False)
 
     @property
     def db(self) -> GraphDB:
@@ -83,6 +84,40 @@ class Connection:
 
         return schema(self, **options)
 
+    @property
+    def handle(self) -> GestaltDBGraph:
+        """The adapter graph handed to tools: ours to close, so tools fail once we are closed.
+
+        An owned connection hands its own graph; a borrowed one a non-owning wrapper of the
+        caller's database (closing the wrapper never closes their database).
+        """
+        if self.owned:
+            return self.graph
+        if self._handle is None:
+            self._handle = GestaltDBGraph(self.db, owns_graph=False)
+        return self._handle
+
+    def _tool_error(self, exc: Exception) -> str:
+        if self.closed:
+            return f"The GestaltDB connection '{self.alias}' is closed; these tools no longer work. {self._reopen_hint()} and build the tools again."
+        return str(exc)
+
+    def toolkit(self, **options: Any):
+        """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
+        from .handoff import Toolkit, bind
+
+        return bind(Toolkit(graph=self.handle, **options), self._tool_error)
+
+    def claim_toolkit(self, **options: Any):
+        """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
+        from .handoff import ClaimToolkit, bind
+
+        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error)
+
+    def agent_tools(self, **options: Any) -> list[Any]:
+        """What an agent gets by default: schema, read-only query, and the read-only claim tools."""
+        return self.toolkit(**options).get_tools() + self.claim_toolkit().get_tools()
+
     def claims(self, **caps: Any):
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
         from .claims import ClaimAPI
@@ -94,7 +129,7 @@ class Connection:
         from langchain_gestaltdb import GestaltDBRetriever
 
         try:
-            return GestaltDBRetriever(graph=self.graph, **options)
+            return GestaltDBRetriever(graph=self.handle, **options)
         except ValueError as exc:
             raise GestaltError(f"Cannot build the retriever: {exc}") from exc
 
@@ -143,6 +178,8 @@ class Connection:
             return
         if self.owned:
             self.graph.close()
+        elif self._handle is not None:
+            self._handle.close()
         self.closed = True
 
 

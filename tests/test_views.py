@@ -70,7 +70,7 @@ def test_table_display_limit_is_separate_from_the_row_limit(shell, demo):
 def test_json_tab_is_capped_in_characters(shell, demo):
     run(shell, "%config GestaltMagic.json_max_chars = 200")
     result = run(shell, "%gcypher MATCH (n) RETURN n")
-    json_html = dict(zip(result.show().tab_titles, (c.value for c in result.show().widget.children)))["JSON"]
+    json_html = dict(result.show().tabs())["JSON"]
     assert f"cut at 200 characters ({len(result):,} items in all" in json_html
     assert len(json_html) < 1000
 
@@ -80,7 +80,7 @@ def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, rendere
     result = run(shell, f"%%gcypher --renderer {renderer}\nMATCH (a)-[r:KNOWS]->(b) RETURN a, r, b")
     view = result.show()
     bundle = view._repr_mimebundle_()
-    pieces = [child.value for child in view.widget.children] + [bundle["text/html"]]
+    pieces = [body for _, body in view.tabs()] + [bundle["text/html"]]
     for piece in pieces:
         assert "<script>window.__pwned" not in piece and "<img src=x" not in piece
     document = view.drawing.document
@@ -88,8 +88,17 @@ def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, rendere
     assert "</script><script>window.__pwned" not in document and "onerror=\"window" not in document
     baseline = render(Subgraph(nodes={"a": Node("a")}), renderer=renderer).document
     assert document.count("</script") == baseline.count("</script")
-    table = view.widget.children[view.tab_titles.index("Table")].value
+    table = dict(view.tabs())["Table"]
     assert html.escape(PAYLOAD, quote=False)[:40] in table
+
+
+def test_tabs_are_filled_when_first_shown(shell, demo):
+    view = run(shell, "%gcypher MATCH (p:Person) RETURN p").show()
+    tab = view.widget
+    assert "<iframe srcdoc=" in tab.children[0].value
+    assert tab.children[1].value == ""  # the table is not sent until its tab is opened
+    tab.selected_index = 1
+    assert tab.children[1].value == dict(view.tabs())["Table"] and "Alice Chen" in tab.children[1].value
 
 
 def test_pyvis_renderer_is_offline_and_carries_the_graph(shell, demo):

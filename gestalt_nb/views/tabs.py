@@ -23,12 +23,22 @@ class TabbedView:
 
     @cached_property
     def widget(self):
+        """Tabs whose content is sent when first shown: a graph iframe laid out in a hidden tab
+        gets zero size (and no useful layout), so only the visible tab is filled up front."""
         import ipywidgets as widgets
 
         pages = self.tabs()
-        tab = widgets.Tab(children=[widgets.HTML(value=body) for _, body in pages])
+        children = [widgets.HTML(value=body if number == 0 else "") for number, (_, body) in enumerate(pages)]
+        tab = widgets.Tab(children=children)
         tab.titles = tuple(title for title, _ in pages)
         tab.selected_index = 0
+
+        def fill(change: dict[str, Any]) -> None:
+            number = change["new"]
+            if number is not None and not children[number].value:
+                children[number].value = pages[number][1]
+
+        tab.observe(fill, names="selected_index")
         return tab
 
     @property
