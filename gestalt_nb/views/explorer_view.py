@@ -65,6 +65,24 @@ class ExplorerView:
         self._refresh()
         return w.VBox([controls, self.status, self.graph, self.details, self.cypher])
 
+    # -- the same steps from code (the widget redraws if it is showing) ------------
+    def start(self, node_id: str) -> ExplorerView:
+        self.explorer.start(node_id)
+        return self._redraw()
+
+    def expand(self, node_ids: list[str] | None = None, **options: Any) -> ExplorerView:
+        self.explorer.expand(node_ids, **options)
+        return self._redraw()
+
+    def undo(self) -> ExplorerView:
+        self.explorer.undo()
+        return self._redraw()
+
+    def _redraw(self) -> ExplorerView:
+        if "widget" in self.__dict__:
+            self._refresh()
+        return self
+
     # -- actions ---------------------------------------------------------------
     def _act(self, action) -> None:
         try:
