@@ -157,5 +157,8 @@ class Explorer:
         return "\nUNION ALL\n".join(self.state.cypher)
 
     def node_details(self, node_id: str) -> dict[str, Any]:
+        """A drawn node's id, labels and properties, temporal values as ISO text."""
+        from .render import display_properties
+
         node = self.subgraph.nodes[node_id]
-        return {"id": node.id, "labels": list(node.labels), **node.properties}
+        return {"id": node.id, "labels": list(node.labels), **display_properties(node.properties)}

@@ -23,7 +23,7 @@ class Settings:
     #: Node property used for captions, falling back to the node id.
     caption_property: str = "name"
     #: Height of the drawn graph in pixels.
-    graph_height: int = 500
+    graph_height: int = 640
     #: Drawing caps; the graph says when it left nodes or relationships out.
     max_nodes: int = 1000
     max_edges: int = 3000

@@ -25,15 +25,17 @@ def badge(result: ClaimStatus) -> str:
     )
 
 
+#: What an evidence row shows; the statement itself is in the badge (the frames keep every column).
+EVIDENCE = ["agent", "source", "confidence", "valid", "system time", "world", "provenance", "claim_id", "version_id"]
+
+
 def evidence_html(result: ClaimStatus, limit: int) -> str:
     notes = [f"Evidence was cut at {len(result.evidence)} versions (the tool's cap)."] if result.truncated else []
-    return (
-        h.banner(notes)
-        + f"<h4>Supporting ({len(result.supporting)})</h4>"
-        + h.table(result.supporting, limit)
-        + f"<h4>Refuting ({len(result.refuting)})</h4>"
-        + h.table(result.refuting, limit)
-    )
+    parts = [h.banner(notes)]
+    for title, frame in (("Supporting", result.supporting), ("Refuting", result.refuting)):
+        parts.append(f"<h4>{title} ({len(frame)})</h4>")
+        parts.append(h.table(frame[EVIDENCE], limit) if len(frame) else "<p><i>none</i></p>")
+    return "".join(parts)
 
 
 class ClaimStatusView:

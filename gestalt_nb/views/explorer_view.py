@@ -25,6 +25,7 @@ class ExplorerView:
     def widget(self):
         import ipywidgets as w
 
+        wide = {"style": {"description_width": "initial"}}
         self.status = w.HTML()
         self.start_id = w.Text(placeholder="node id", description="Start at")
         self.start_button = w.Button(description="Start", button_style="primary")
@@ -34,11 +35,11 @@ class ExplorerView:
         self.find_property = w.Dropdown(options=sorted(db.indexed_node_properties), description="Indexed")
         self.find_value = w.Text(placeholder="value", description="equals")
         self.find_button = w.Button(description="Find")
-        self.selected = w.SelectMultiple(description="Expand from", rows=6)
-        self.direction = w.ToggleButtons(options=list(DIRECTIONS), value="out", description="Direction")
+        self.selected = w.SelectMultiple(description="Expand from", rows=6, **wide)
+        self.direction = w.ToggleButtons(options=list(DIRECTIONS), value="out", description="Direction", **wide)
         self.types = w.SelectMultiple(options=self.explorer.relationship_types(), description="Types", rows=6)
-        self.sample_size = w.BoundedIntText(value=self.explorer.sample_size, min=1, max=100, description="Per hop")
-        self.budget = w.BoundedIntText(value=self.explorer.node_budget, min=1, max=self.options.max_nodes, description="Node budget")
+        self.sample_size = w.BoundedIntText(value=self.explorer.sample_size, min=1, max=100, description="Per hop", **wide)
+        self.budget = w.BoundedIntText(value=self.explorer.node_budget, min=1, max=self.options.max_nodes, description="Node budget", **wide)
         self.expand_button = w.Button(description="Expand", button_style="success")
         self.undo_button = w.Button(description="Undo")
         self.reset_button = w.Button(description="Reset")

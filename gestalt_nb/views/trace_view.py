@@ -58,7 +58,7 @@ class TraceView(TabbedView):
         return head + h.pre(step.text, 2000)
 
     def _overrides(self) -> dict[str, Any]:
-        return {"display_limit": min(self.options.display_limit, 20), "renderer": self.options.renderer}
+        return {"display_limit": min(self.options.display_limit, 20), "renderer": self.options.renderer, "graph_height": 320}
 
     def steps_html(self) -> str:
         notes = [f"{len(self.trace.refusals)} tool calls were refused."] if self.trace.refusals else []
