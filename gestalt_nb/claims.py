@@ -21,6 +21,7 @@ from langchain_gestaltdb import GestaltDBClaimToolkit
 from langchain_gestaltdb.claims import _serialize_claim_version
 
 from . import values
+from .display import Shown
 from .errors import GestaltError
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph
@@ -89,7 +90,7 @@ def _frame(versions: list[dict[str, Any]]):
 
 # -- results ---------------------------------------------------------------------
 @dataclass(eq=False)
-class ClaimStatus:
+class ClaimStatus(Shown):
     """The four-valued status of one statement, with the evidence the adapter's tool returned."""
 
     data: dict[str, Any]
@@ -143,15 +144,12 @@ class ClaimStatus:
 
         return ClaimStatusView(self, **options)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
-
     def __repr__(self) -> str:
         return f"<ClaimStatus {self.status.upper()}: {self.statement()} at {self.horizon()}; {len(self.evidence)} evidence>"
 
 
 @dataclass(eq=False)
-class ClaimTable:
+class ClaimTable(Shown):
     """Claim versions as rows: a search's matches or one claim's history."""
 
     kind: str
@@ -167,9 +165,6 @@ class ClaimTable:
         from .views.claim_views import ClaimTableView
 
         return ClaimTableView(self, **options)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __len__(self) -> int:
         return len(self.versions)
@@ -193,7 +188,7 @@ def rule_text(value: dict[str, Any]) -> str:
 
 
 @dataclass(eq=False)
-class ClaimExplanation:
+class ClaimExplanation(Shown):
     """How a claim was derived: claim and rule nodes, premise and derived-by edges."""
 
     data: dict[str, Any]
@@ -238,9 +233,6 @@ class ClaimExplanation:
         from .views.claim_views import ClaimExplanationView
 
         return ClaimExplanationView(self, **options)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         more = ", truncated" if self.truncated else ""

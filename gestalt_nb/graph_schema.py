@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_gestaltdb import GestaltDBGraph
 
+from .display import Shown
 from .errors import GestaltError
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph
@@ -24,7 +25,7 @@ DEFAULT_EDGES = 100
 
 
 @dataclass(eq=False)
-class SchemaResult:
+class SchemaResult(Shown):
     schema: dict[str, Any]
     alias: str
     label_counts: dict[str, int] = field(default_factory=dict)
@@ -130,9 +131,6 @@ class SchemaResult:
         from .views.schema_view import SchemaView
 
         return SchemaView(self, **options)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         return f"<SchemaResult '{self.alias}': {len(self.labels)} labels, {len(self.relationship_types)} relationship types>"

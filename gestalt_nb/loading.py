@@ -21,7 +21,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from gestaltdb.graphdb import Edge, Node
-from gestaltdb.temporal import TemporalDate, TemporalDuration, TemporalInstant, TemporalLocalDateTime
+from gestaltdb.temporal import (
+    TemporalDate,
+    TemporalDuration,
+    TemporalInstant,
+    TemporalLocalDateTime,
+)
 from langchain_gestaltdb import GestaltDBGraph
 
 # The adapter's own id rule (integers become "__lc_int__:N", "__lc_"-prefixed strings are hashed),

@@ -8,11 +8,12 @@ from functools import cached_property
 from typing import Any
 
 from . import values
+from .display import Shown
 from .subgraph import Subgraph
 
 
 @dataclass(eq=False)
-class QueryResult:
+class QueryResult(Shown):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
 
     ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the
@@ -56,9 +57,6 @@ class QueryResult:
         from .views.result_view import ResultView
 
         return ResultView(self, **{**self.view_options, **options})
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __len__(self) -> int:
         return len(self.records)

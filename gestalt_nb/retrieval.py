@@ -14,6 +14,7 @@ from typing import Any
 from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
+from .display import Shown
 from .errors import GestaltError
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph, edge_from_json
@@ -22,7 +23,7 @@ FLAGS = ("result_truncated", "content_truncated", "sources_truncated")
 
 
 @dataclass(eq=False)
-class Retrieval:
+class Retrieval(Shown):
     query: str
     documents: list[Document]
     connection: Connection
@@ -100,9 +101,6 @@ class Retrieval:
         from .views.retrieval_view import RetrievalView
 
         return RetrievalView(self, **options)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         return f"<Retrieval {self.query!r}: {len(self.documents)} documents; {self.subgraph.summary()}>"

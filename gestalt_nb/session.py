@@ -17,6 +17,7 @@ from typing import Any
 
 from gestaltdb.graphdb import MANIFEST_FILENAME, GraphDB
 from langchain_gestaltdb import GestaltDBGraph
+
 # The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
 from langchain_gestaltdb._serialization import normalize
 

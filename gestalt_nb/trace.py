@@ -16,6 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from . import values
+from .display import Shown
 from .subgraph import Subgraph, from_records
 
 REFUSED = "Refused: "
@@ -132,7 +133,7 @@ def parse_answer(tool: str | None, payload: Any) -> tuple[Any, bool]:
 
 
 @dataclass(eq=False)
-class Trace:
+class Trace(Shown):
     steps: list[Step]
     messages: list[BaseMessage]
 
@@ -156,9 +157,6 @@ class Trace:
         from .views.trace_view import TraceView
 
         return TraceView(self, **options)
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         calls = sum(step.kind == "call" for step in self.steps)

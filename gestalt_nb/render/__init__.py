@@ -14,7 +14,8 @@ from functools import cached_property
 from typing import Any
 
 from .. import values
-from ..options import Settings, settings as default_settings
+from ..options import Settings
+from ..options import settings as default_settings
 from ..subgraph import Subgraph
 
 

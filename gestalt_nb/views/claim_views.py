@@ -9,7 +9,7 @@ from typing import Any
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..errors import GestaltError
 from ..options import settings
-from ..render import Drawing, render
+from ..subgraph import Subgraph
 from . import html as h
 from .tabs import TabbedView
 
@@ -137,11 +137,10 @@ class ClaimTableView:
 class ClaimExplanationView(TabbedView):
     def __init__(self, explanation: ClaimExplanation, **overrides: Any) -> None:
         self.explanation = explanation
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.explanation.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.explanation.subgraph
 
     def tabs(self) -> list[tuple[str, str]]:
         notes = h.banner(self.drawing.subgraph.notes)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
-from ..options import settings
-from ..render import Drawing, render
 from ..subgraph import Subgraph
 from . import html as h
 from .tabs import TabbedView
@@ -15,11 +12,10 @@ from .tabs import TabbedView
 class GraphView(TabbedView):
     def __init__(self, subgraph: Subgraph, **overrides: Any) -> None:
         self.subgraph = subgraph
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.subgraph
 
     def tabs(self) -> list[tuple[str, str]]:
         return [("Graph", h.banner(self.drawing.subgraph.notes) + self.drawing.iframe())]

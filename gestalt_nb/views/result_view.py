@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-from functools import cached_property
 from typing import Any
 
-from ..options import settings
-from ..render import Drawing, render
 from ..result import QueryResult
+from ..subgraph import Subgraph
 from . import html as h
 from .tabs import TabbedView
 
@@ -16,11 +14,10 @@ from .tabs import TabbedView
 class ResultView(TabbedView):
     def __init__(self, result: QueryResult, **overrides: Any) -> None:
         self.result = result
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.result.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.result.subgraph
 
     def notes(self) -> list[str]:
         return [*self.result.notes, *self.drawing.subgraph.notes]

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
-from ..options import settings
-from ..render import Drawing, render
 from ..retrieval import Retrieval
+from ..subgraph import Subgraph
 from . import html as h
 from .tabs import TabbedView
 
@@ -15,11 +13,10 @@ from .tabs import TabbedView
 class RetrievalView(TabbedView):
     def __init__(self, retrieval: Retrieval, **overrides: Any) -> None:
         self.retrieval = retrieval
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.retrieval.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.retrieval.subgraph
 
     def settings_html(self) -> str:
         return h.key_values([(key, h.esc(value)) for key, value in self.retrieval.settings_rows()])

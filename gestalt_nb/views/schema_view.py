@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Any
 
-from ..options import settings
-from ..render import Drawing, render
 from ..graph_schema import SchemaResult
+from ..subgraph import Subgraph
 from . import html as h
 from .tabs import TabbedView
 
@@ -15,11 +13,10 @@ from .tabs import TabbedView
 class SchemaView(TabbedView):
     def __init__(self, result: SchemaResult, **overrides: Any) -> None:
         self.result = result
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.result.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.result.subgraph
 
     def indexes_html(self) -> str:
         rows = [(kind, h.esc(", ".join(names) or "none")) for kind, names in self.result.indexes.items()]

@@ -10,8 +10,23 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from ..options import settings
+from ..render import Drawing, render
+from ..subgraph import Subgraph
+
 
 class TabbedView:
+    def __init__(self, **overrides: Any) -> None:
+        self.options = settings.with_overrides(**overrides)
+
+    def graph(self) -> Subgraph:
+        """The subgraph this view draws."""
+        raise NotImplementedError
+
+    @cached_property
+    def drawing(self) -> Drawing:
+        return render(self.graph(), self.options)
+
     def tabs(self) -> list[tuple[str, str]]:
         raise NotImplementedError
 

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from functools import cached_property
 from typing import Any
 
-from ..options import settings
-from ..render import Drawing, render
+from ..subgraph import Subgraph
 from ..trace import Records, Step, Trace
 from . import html as h
 from .tabs import TabbedView
@@ -22,11 +20,10 @@ def _tag(text: str, colour: str) -> str:
 class TraceView(TabbedView):
     def __init__(self, trace: Trace, **overrides: Any) -> None:
         self.trace = trace
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
-    @cached_property
-    def drawing(self) -> Drawing:
-        return render(self.trace.subgraph, self.options)
+    def graph(self) -> Subgraph:
+        return self.trace.subgraph
 
     def step_html(self, step: Step) -> str:
         head = f"<b>{step.number}.</b> "
