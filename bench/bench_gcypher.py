@@ -1,9 +1,10 @@
 """%%gcypher overhead against the adapter's query_read_only and the raw GraphDB.query.
 
 A 1,000-row typed query on a 10,000-node / 30,000-edge LMDB graph; medians of several runs.
-"run()" is gestalt_nb's Python path (parse, limit, read-only query, Subgraph); "%%gcypher" adds
-the magic and the display formatting a notebook front end would receive (widget model, static
-HTML table and SVG, text), everything except the browser drawing it.
+"run()" is gestalt_nb's Python path (parse, limit, read-only query, Subgraph); "%%gcypher (no
+display)" adds the magic's argument handling; "+ display" adds the display formatting a notebook
+front end would receive (widget model, viewer document, static HTML table and SVG, text):
+everything except the browser drawing it. Variants run in rotation; medians are reported.
 
     python bench/bench_gcypher.py [--runs 7]
 """
@@ -11,6 +12,7 @@ HTML table and SVG, text), everything except the browser drawing it.
 from __future__ import annotations
 
 import argparse
+import gc
 import statistics
 import sys
 import tempfile
@@ -37,6 +39,28 @@ def median_seconds(action, runs: int) -> float:
     return statistics.median(samples)
 
 
+def interleaved_medians(actions: dict, runs: int) -> dict:
+    """Median seconds per action, running them in rotation so machine drift hits all alike.
+
+    As timeit does, garbage collection is off while an action is timed (and run between actions),
+    so one action's garbage is not collected on another's clock.
+    """
+    for action in actions.values():
+        action()  # warm up
+    samples: dict = {name: [] for name in actions}
+    for _ in range(runs):
+        for name, action in actions.items():
+            gc.collect()
+            gc.disable()
+            try:
+                started = time.perf_counter()
+                action()
+                samples[name].append(time.perf_counter() - started)
+            finally:
+                gc.enable()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -55,17 +79,24 @@ def main() -> None:
             result = shell.run_cell_magic("gcypher", "", QUERY)
             shell.display_formatter.format(result)
 
-        timings = {
-            "raw GraphDB.query": median_seconds(lambda: graph.graph.query(QUERY), args.runs),
-            "query_read_only": median_seconds(lambda: graph.query_read_only(QUERY), args.runs),
-            "gestalt_nb.run()": median_seconds(lambda: gestalt_nb.run(QUERY), args.runs),
-            "%%gcypher + display": median_seconds(magic_and_display, args.runs),
-        }
+        def magic_only():
+            shell.run_cell_magic("gcypher", "", QUERY)
+
+        timings = interleaved_medians(
+            {
+                "raw GraphDB.query": lambda: graph.graph.query(QUERY),
+                "query_read_only": lambda: graph.query_read_only(QUERY),
+                "gestalt_nb.run()": lambda: gestalt_nb.run(QUERY),
+                "%%gcypher (no display)": magic_only,
+                "%%gcypher + display": magic_and_display,
+            },
+            args.runs,
+        )
         base = timings["query_read_only"]
         raw = timings["raw GraphDB.query"]
         print(f"query: {QUERY}  ({rows} rows, median of {args.runs})")
         for name, seconds in timings.items():
-            print(f"{name:>22}: {seconds * 1000:8.1f} ms   {seconds / raw:5.2f}x raw   {seconds / base:5.2f}x query_read_only")
+            print(f"{name:>24}: {seconds * 1000:8.1f} ms   {seconds / raw:5.2f}x raw   {seconds / base:5.2f}x query_read_only")
         graph.close()
 
 

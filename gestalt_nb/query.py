@@ -175,7 +175,9 @@ def run(
         else:
             records = graph.query_read_only(prepared.text, params)
     except ReadOnlyQueryError as exc:
-        raise GestaltError(f"Refused as not provably read-only: {exc}. Nothing was run.") from exc
+        raise GestaltError(
+            f"Refused as not provably read-only: {exc}. Nothing was run. If you know it only reads, run it with --write."
+        ) from exc
     except GestaltError:
         raise
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import json
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +55,8 @@ class Connection:
     #: Claim writes (assert/correct/retract) allowed without a per-call --write.
     claim_writes: bool = False
     closed: bool = field(default=False, init=False)
+    #: A directory gestalt-nb made for this connection (the default demo) and removes on close.
+    scratch: Path | None = field(default=None, repr=False)
     _handle: GestaltDBGraph | None = field(default=None, init=False, repr=False)
 
     @property
@@ -182,6 +185,8 @@ class Connection:
         elif self._handle is not None:
             self._handle.close()
         self.closed = True
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:
@@ -299,12 +304,15 @@ class Registry:
         """Open the bundled demo graph at ``path`` (built there first if absent; a temp dir by default)."""
         from .demo_graph import build_demo
 
+        scratch = None
         if path is None:
-            path = Path(tempfile.mkdtemp(prefix="gestalt-demo-")) / "demo"
+            scratch = Path(tempfile.mkdtemp(prefix="gestalt-demo-"))
+            path = scratch / "demo"
         resolved = Path(path).expanduser().resolve()
         if (resolved / MANIFEST_FILENAME).is_file():
             return self.open(resolved, alias=alias or "demo", map_size=map_size)
         connection = self.create(resolved, alias=self._free_alias(alias, "demo"), map_size=map_size)
+        connection.scratch = scratch
         try:
             build_demo(connection.graph)
         except Exception:

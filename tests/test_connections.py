@@ -162,3 +162,17 @@ def test_owned_connections_close_at_exit(tmp_path):
     assert connection.closed and not REGISTRY.connections
     with pytest.raises(RuntimeError, match="closed"):
         connection.graph.graph
+
+
+def test_the_default_demo_lives_in_a_scratch_directory_removed_on_close(shell):
+    run(shell, "%gestalt demo")
+    connection = gestalt_nb.connection()
+    assert connection.scratch is not None and connection.path.is_relative_to(connection.scratch)
+    assert connection.path.exists()
+    run(shell, "%gestalt close demo")
+    assert not connection.scratch.exists()
+
+
+def test_procedures_are_refused_with_the_way_to_opt_in(shell, demo):
+    with pytest.raises(UsageError, match="not provably read-only: Procedure is not allowlisted.* run it with --write"):
+        run(shell, "%gcypher CALL pg.sample_typed_paths(['alice'], [{edge_type: 'KNOWS'}]) YIELD path RETURN path")
