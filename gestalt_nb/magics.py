@@ -14,11 +14,11 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-from traitlets import Bool, Enum, Int, Unicode, observe
+from traitlets import Bool, Enum, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
 from .errors import GestaltError
-from .options import RENDERERS, settings
+from .options import RENDERERS, SETTING_NAMES, settings
 from .session import REGISTRY
 
 
@@ -177,6 +177,7 @@ class GestaltMagic(Magics, Configurable):
     graph_height = Int(settings.graph_height, help="Graph height in pixels.").tag(config=True)
     max_nodes = Int(settings.max_nodes, help="Nodes drawn before the graph is cut.").tag(config=True)
     max_edges = Int(settings.max_edges, help="Relationships drawn before the graph is cut.").tag(config=True)
+    static_max_nodes = Int(settings.static_max_nodes, help="Nodes in the static SVG kept for saved notebooks.").tag(config=True)
     json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
     short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
     map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
@@ -187,18 +188,19 @@ class GestaltMagic(Magics, Configurable):
         for name in self.trait_names(config=True):
             setattr(settings, name, getattr(self, name))
 
-    @observe(
-        "row_limit", "display_limit", "renderer", "caption_property", "graph_height",
-        "max_nodes", "max_edges", "json_max_chars", "short_errors", "map_size",
-    )
-    def _sync(self, change: Mapping[str, Any]) -> None:
-        previous = getattr(settings, change["name"])
-        setattr(settings, change["name"], change["new"])
+    @validate(*SETTING_NAMES)
+    def _check(self, proposal: Mapping[str, Any]) -> Any:
+        """Reject a bad value before it is set, so the trait and the settings never disagree."""
+        name = proposal["trait"].name
         try:
-            settings.validate()
-        except GestaltError:
-            setattr(settings, change["name"], previous)
-            raise
+            settings.with_overrides(**{name: proposal["value"]})
+        except GestaltError as exc:
+            raise TraitError(str(exc)) from None
+        return proposal["value"]
+
+    @observe(*SETTING_NAMES)
+    def _sync(self, change: Mapping[str, Any]) -> None:
+        setattr(settings, change["name"], change["new"])
 
     # -- %gestalt -----------------------------------------------------------
     @line_magic

@@ -58,3 +58,5 @@ class Settings:
 
 
 settings = Settings()
+#: Every setting, each also a ``GestaltMagic`` trait of the same name.
+SETTING_NAMES = tuple(item.name for item in fields(Settings))

@@ -56,7 +56,7 @@ class Prepared:
     text: str
     writes: tuple[str, ...]
     limit_added: bool
-    own_limit: int | None
+    own_limit: int | str | None  # a literal, or "$name" for a parameter
     is_union: bool
 
 
@@ -108,7 +108,9 @@ def prepare(query: str, row_limit: int) -> Prepared:
     parsed = _parse(query)
     writes = tuple(dict.fromkeys(_writes(parsed)))
     final = parsed.clauses[-1] if isinstance(parsed, Query) and parsed.clauses else None
-    own_limit = final.limit if isinstance(final, ReturnClause) and isinstance(final.limit, int) else None
+    own_limit = final.limit if isinstance(final, ReturnClause) else None
+    if own_limit is not None and not isinstance(own_limit, int):
+        own_limit = f"${own_limit.name}"
     if not writes and isinstance(final, ReturnClause) and final.limit is None:
         # A newline first, so a trailing // comment cannot swallow the LIMIT.
         text = f"{query.rstrip().rstrip(';')}\nLIMIT {row_limit + 1}"
@@ -215,8 +217,9 @@ def _notes(prepared: Prepared, row_limit: int, truncated: bool) -> list[str]:
         return [f"Showing {row_limit:,} of more than {row_limit:,} rows (row limit; raise it with --limit)."]
     if prepared.writes:
         return [f"All writes were applied; only the first {row_limit:,} returned rows are kept (--limit)."]
+    own = f"{prepared.own_limit:,}" if isinstance(prepared.own_limit, int) else prepared.own_limit
     reason = (
-        f"the query's own LIMIT {prepared.own_limit:,} is above the row limit"
+        f"the query's own LIMIT {own} is above the row limit"
         if prepared.own_limit is not None
         else "the row limit could not be pushed into this query (UNION or no final RETURN), so it ran in full"
     )

@@ -123,6 +123,10 @@ def test_views_draw_the_expected_nodes_offline(browser, tmp_path, demo):
             assert visit.remote == [], f"{name} tried the network: {visit.remote}"
             assert visit.unexpected_files() == [], name
             assert visit.page.locator("img[src^='data:image/svg+xml']").count() == 1, name  # the static picture
+            isolated = visit.graph_frames()[0].evaluate(
+                "() => { try { return window.parent.document.title + ' reachable' } catch (e) { return e.name } }"
+            )
+            assert isolated == "SecurityError", name  # the sandboxed viewer cannot touch the notebook page
         finally:
             visit.close()
 

@@ -139,7 +139,7 @@ def test_explorer_widget_buttons_drive_the_same_state(shell, demo):
     view.direction.value = "both"
     view.expand_button.click()
     assert set(view.explorer.subgraph.nodes) == {"dev"} | neighbours(demo, "dev", "-[r:KNOWS]-")[0]
-    assert "<iframe srcdoc=" in view.graph.value and "WHERE id(r) IN" in view.cypher.value
+    assert "<iframe sandbox=" in view.graph.value and "WHERE id(r) IN" in view.cypher.value
     assert "Dev Patel" in view.details.value and "1985-01-09" in view.details.value and "$type" not in view.details.value
     view.undo_button.click()
     assert set(view.explorer.subgraph.nodes) == {"dev"}

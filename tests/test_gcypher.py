@@ -165,6 +165,8 @@ def test_limits_that_cannot_be_pushed_down_still_cut_and_say_why(shell, demo):
     assert len(own) == 3 and own.truncated and "query's own LIMIT 10 is above the row limit" in own.notes[0]
     union = run(shell, "%%gcypher --limit 3\nMATCH (p:Person) RETURN p.name AS n UNION MATCH (c:Company) RETURN c.name AS n")
     assert len(union) == 3 and union.truncated and "UNION" in union.notes[0]
+    by_parameter = run(shell, "%%gcypher --limit 3 -P \"{'n': 10}\"\nMATCH (n) RETURN n LIMIT $n")
+    assert len(by_parameter) == 3 and "the query's own LIMIT $n is above the row limit" in by_parameter.notes[0]
     within = run(shell, "%%gcypher --limit 3\nMATCH (n) RETURN n LIMIT 2")
     assert len(within) == 2 and not within.truncated
 

@@ -41,7 +41,8 @@ def test_graph_tab_embeds_the_offline_viewer_with_every_node(shell, demo):
     result = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
     view = result.show()
     graph_html = view.widget.children[0].value
-    assert graph_html.count("<iframe srcdoc=") == 1
+    assert graph_html.count('<iframe sandbox="allow-scripts allow-downloads allow-popups" srcdoc=') == 1
+    assert "allow-same-origin" not in graph_html.split("srcdoc=")[0]
     document = html.unescape(re.search(r'srcdoc="([^"]*)"', graph_html).group(1))
     payload = json.loads(re.search(r"window.__GESTALTDB_VIZ__ = (\{.*?\});window", document).group(1))
     assert {node["id"] for node in payload["nodes"]} == set(result.subgraph.nodes)
@@ -95,7 +96,7 @@ def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, rendere
 def test_tabs_are_filled_when_first_shown(shell, demo):
     view = run(shell, "%gcypher MATCH (p:Person) RETURN p").show()
     tab = view.widget
-    assert "<iframe srcdoc=" in tab.children[0].value
+    assert "<iframe sandbox=" in tab.children[0].value
     assert tab.children[1].value == ""  # the table is not sent until its tab is opened
     tab.selected_index = 1
     assert tab.children[1].value == dict(view.tabs())["Table"] and "Alice Chen" in tab.children[1].value
@@ -111,6 +112,20 @@ def test_pyvis_renderer_is_offline_and_carries_the_graph(shell, demo):
     assert {node["id"] for node in nodes} == set(result.subgraph.nodes)
     run(shell, "%config GestaltMagic.renderer = 'pyvis'")
     assert 'data-renderer="pyvis"' in run(shell, "%gcypher MATCH (p:Person) RETURN p").show().drawing.document
+
+
+def test_every_setting_is_configurable_and_reaches_the_settings(shell):
+    from gestalt_nb.options import SETTING_NAMES, settings
+
+    magic = shell.magics_manager.registry["GestaltMagic"]
+    assert set(magic.trait_names(config=True)) == set(SETTING_NAMES)
+    run(shell, "%config GestaltMagic.static_max_nodes = 7")
+    assert settings.static_max_nodes == 7
+    from traitlets import TraitError
+
+    with pytest.raises(TraitError, match="display_limit must be a positive whole number"):
+        magic.display_limit = 0
+    assert magic.display_limit == settings.display_limit == 100
 
 
 def test_unknown_renderer_in_config_is_rejected(shell):

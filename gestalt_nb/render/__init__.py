@@ -52,9 +52,13 @@ class Drawing:
         )
 
     def iframe(self) -> str:
-        """The document in a ``srcdoc`` iframe, escaped as an attribute value."""
+        """The document in a sandboxed ``srcdoc`` iframe, escaped as an attribute value.
+
+        ``sandbox`` without ``allow-same-origin`` gives the viewer an opaque origin: its scripts
+        run, but nothing in it can reach the notebook page (or the kernel) around it.
+        """
         return (
-            f'<iframe srcdoc="{html.escape(self.document, quote=True)}" width="100%" '
+            f'<iframe sandbox="allow-scripts allow-downloads allow-popups" srcdoc="{html.escape(self.document, quote=True)}" width="100%" '
             f'height="{int(self.options.graph_height) + 10}" frameborder="0" '
             'style="border:1px solid #ddd;border-radius:4px;" title="GestaltDB graph"></iframe>'
         )
