@@ -235,6 +235,24 @@ def _kernel_shell() -> Any:
 
 
 # -- writing -------------------------------------------------------------------------
+def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
+    """After GestaltDB refused an index key: the row value that is the likeliest cause, named."""
+    longest: tuple[int, str, str] | None = None
+    for item in items:
+        for name in indexed & set(item.properties):
+            value = item.properties[name]
+            size = len(value.encode("utf-8")) if isinstance(value, str) else len(json.dumps(value, default=str))
+            if longest is None or size > longest[0]:
+                longest = (size, item.get_id, name)
+    if longest is None:
+        return None
+    size, entity, name = longest
+    return (
+        f"{entity!r}, column '{name}': a {size:,}-byte value is too long for the property index on '{name}' "
+        "(GestaltDB's index keys are limited to 511 bytes). Shorten such values or load them under an unindexed column."
+    )
+
+
 def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
     """Run every (method, items, extra) write step in one transaction, chunked for progress."""
     db = connection.db
@@ -257,7 +275,11 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
                 "The database is full (LMDB map size reached); the load was rolled back and nothing was written. "
                 "Close it and reopen with a larger map: %gestalt open PATH --map-size 16GiB."
             ) from exc
-        raise GestaltError(f"The load failed and was rolled back; nothing was written: {exc}") from exc
+        cause = None
+        if "index key exceeds" in str(exc):
+            indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
+            cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
+        raise GestaltError(f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data

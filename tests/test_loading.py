@@ -176,3 +176,11 @@ def test_label_column_and_argument_errors(shell, empty):
     with pytest.raises(UsageError, match="needs a pandas DataFrame"):
         run(shell, "%gload nodes not_a_frame --id pid --label X")
     assert REGISTRY.current == empty.alias
+
+
+def test_a_value_too_long_for_its_index_is_named_and_nothing_is_written(empty):
+    empty.db.create_node_property_index("name")
+    frame = pd.DataFrame({"pid": ["ok", "long", "fine"], "name": ["Ada", "z" * 900, "Bo"]})
+    with pytest.raises(gestalt_nb.GestaltError, match=r"'long', column 'name': a 900-byte value is too long for the property index on 'name'"):
+        gestalt_nb.load_nodes(frame, id="pid", label="Person")
+    assert counts(empty) == (0, 0)
