@@ -252,3 +252,32 @@ def test_pyvis_tooltips_stay_text(browser, tmp_path, hostile):
         assert visit.pwned() == [None, None] and visit.unexpected_files() == []
     finally:
         visit.close()
+
+
+def test_an_nbconvert_export_reads_without_javascript(browser, tmp_path):
+    """Executed without widget state, an HTML export shows the static fallback; no script needed."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbconvert import HTMLExporter
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_code_cell("%load_ext gestalt_nb"),
+        nbformat.v4.new_code_cell(f"%gestalt demo {tmp_path / 'demo'}"),
+        nbformat.v4.new_code_cell("%%gcypher --limit 4\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c"),
+    ]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=False).execute(cwd=str(tmp_path))
+    body, _ = HTMLExporter().from_notebook_node(notebook)
+    (tmp_path / "export.html").write_text(body, encoding="utf-8")
+    page = browser.new_page(java_script_enabled=False)
+    try:
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:")) else route.abort())
+        page.goto((tmp_path / "export.html").as_uri())
+        text = page.inner_text("body")
+        assert "4 rows × 3 columns" in text and "Showing 4 of more than 4 rows" in text
+        assert "(alice:Person {name: \"Alice Chen\"" in text or "(carla:Person {name: \"Carla Ruiz\"" in text
+        picture = page.locator("img[src^='data:image/svg+xml;base64']")
+        assert picture.count() >= 1 and picture.first.evaluate("img => img.naturalWidth") > 0
+    finally:
+        page.close()
