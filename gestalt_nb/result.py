@@ -43,11 +43,7 @@ class QueryResult(Shown):
 
     def frame(self, rows: int | None = None):
         """A DataFrame of the first ``rows`` records (all by default); views show only what fits."""
-        import pandas as pd
-
-        records = self.records if rows is None else self.records[:rows]
-        cells = [[values.cell(record.get(column)) for column in self.columns] for record in records]
-        return pd.DataFrame(cells, columns=self.columns)
+        return values.frame(self.records if rows is None else self.records[:rows], self.columns)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.records, indent=indent, ensure_ascii=False)

@@ -139,23 +139,11 @@ class Connection:
 
     def nodes(self, ids: list[str]) -> list[dict[str, Any]]:
         """Nodes by id in the adapter's JSON shape (absent ids are skipped): one key lookup each."""
-        db = self.db
-        found = []
-        for node_id in ids:
-            node = db.get_node(node_id.encode("utf-8"))
-            if node is not None:
-                found.append(normalize(node))
-        return found
+        return _fetch(self.db.get_node, ids)
 
     def edges(self, ids: list[str]) -> list[dict[str, Any]]:
         """Relationships by id in the adapter's JSON shape (absent ids are skipped)."""
-        db = self.db
-        found = []
-        for edge_id in ids:
-            edge = db.get_edge(edge_id.encode("utf-8"))
-            if edge is not None:
-                found.append(normalize(edge))
-        return found
+        return _fetch(self.db.get_edge, ids)
 
     def info(self) -> dict[str, Any]:
         """What a person needs to know about this connection, cheaply (no full scans)."""
@@ -187,6 +175,11 @@ class Connection:
         self.closed = True
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
+    found = (get(entity_id.encode("utf-8")) for entity_id in ids)
+    return [normalize(entity) for entity in found if entity is not None]
 
 
 def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:

@@ -80,10 +80,7 @@ class Records:
 
     @cached_property
     def df(self):
-        import pandas as pd
-
-        columns = list(dict.fromkeys(key for record in self.records for key in record))
-        return pd.DataFrame([[values.cell(record.get(c)) for c in columns] for record in self.records], columns=columns)
+        return values.frame(self.records, list(dict.fromkeys(key for record in self.records for key in record)))
 
 
 @dataclass(eq=False)

@@ -172,3 +172,10 @@ def cell(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: cell(item) for key, item in value.items()}
     return value
+
+
+def frame(records: list[dict[str, Any]], columns: list[str]):
+    """A pandas DataFrame of records, every cell through :func:`cell`."""
+    import pandas as pd
+
+    return pd.DataFrame([[cell(record.get(column)) for column in columns] for record in records], columns=columns)

@@ -11,7 +11,7 @@ from ..errors import GestaltError
 from ..options import settings
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView
+from .tabs import TabbedView, widget_bundle
 
 BADGE = {"supported": "#1a7f37", "refuted": "#cf222e", "both": "#bf8700", "unknown": "#6e7781"}
 
@@ -87,11 +87,7 @@ class ClaimStatusView:
         text = [repr(self.result)]
         for title, frame in (("supporting", self.result.supporting), ("refuting", self.result.refuting)):
             text += [f"{title}:"] + [f"  {row.agent} ({row.source}) confidence={row.confidence} valid={row.valid}" for row in frame.itertuples()]
-        return {
-            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
-            "text/html": self.body(),
-            "text/plain": "\n".join(text),
-        }
+        return widget_bundle(self.widget, self.body(), "\n".join(text))
 
 
 SORTABLE = ("system time", "valid", "subject", "predicate", "object", "polarity", "agent", "source", "confidence", "world")
@@ -127,11 +123,7 @@ class ClaimTableView:
             f"  {row.polarity} {row.subject} {row.predicate} {row.object} by {row.agent} valid={row.valid} ({row.operation})"
             for row in self.table.df.head(20).itertuples()
         ]
-        return {
-            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
-            "text/html": self.body(),
-            "text/plain": "\n".join(lines),
-        }
+        return widget_bundle(self.widget, self.body(), "\n".join(lines))
 
 
 class ClaimExplanationView(TabbedView):

@@ -12,14 +12,17 @@ from typing import Any
 from ..errors import GestaltError
 from ..explorer import DIRECTIONS, Explorer
 from ..options import settings
-from ..render import render
+from ..render import Drawing, render
+from ..subgraph import Subgraph
 from . import html as h
+from .tabs import widget_bundle
 
 
 class ExplorerView:
     def __init__(self, explorer: Explorer, **overrides: Any) -> None:
         self.explorer = explorer
         self.options = settings.with_overrides(**overrides)
+        self._drawn: tuple[Subgraph, Drawing] | None = None  # the last subgraph drawn, and its drawing
 
     @cached_property
     def widget(self):
@@ -117,7 +120,7 @@ class ExplorerView:
         ]
         self.selected.value = tuple(sorted(subgraph.highlight_nodes & set(subgraph.nodes)))
         if subgraph:
-            drawing = render(subgraph, self.options)
+            drawing = self._drawing()
             self.graph.value = h.banner(drawing.subgraph.notes) + drawing.iframe()
         else:
             self.graph.value = "<p>Start from a node id, or find one by label and an indexed property.</p>"
@@ -133,14 +136,19 @@ class ExplorerView:
         self.details.value = h.key_values([(key, h.esc(h.shorten(value))) for key, value in details.items()])
 
     # -- display ---------------------------------------------------------------
+    def _drawing(self) -> Drawing:
+        """The drawing of the current subgraph, made once per state (widget and bundle share it)."""
+        subgraph = self.explorer.subgraph
+        if self._drawn is None or self._drawn[0] is not subgraph:
+            self._drawn = (subgraph, render(subgraph, self.options))
+        return self._drawn[1]
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        widget = self.widget
         subgraph = self.explorer.subgraph
         static = ""
         if subgraph:
-            drawing = render(subgraph, self.options)
+            drawing = self._drawing()
             static = h.banner(drawing.static.notes) + h.svg_image(drawing.svg(), alt=repr(subgraph))
-        return {
-            "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id},
-            "text/html": static + f"<pre>{h.esc(self.explorer.cypher())}</pre>",
-            "text/plain": f"Explorer on '{self.explorer.connection.alias}': {subgraph.summary()}",
-        }
+        text = f"Explorer on '{self.explorer.connection.alias}': {subgraph.summary()}"
+        return widget_bundle(widget, static + f"<pre>{h.esc(self.explorer.cypher())}</pre>", text)

@@ -15,6 +15,19 @@ from ..render import Drawing, render
 from ..subgraph import Subgraph
 
 
+def widget_bundle(widget: Any, html: str, text: str) -> dict[str, Any]:
+    """The MIME bundle of every view: the live widget first, then static HTML, then text.
+
+    Only the widget's model id is needed; the widget's own bundle would also build its (large,
+    unused) text repr.
+    """
+    return {
+        "application/vnd.jupyter.widget-view+json": {"version_major": 2, "version_minor": 0, "model_id": widget.model_id},
+        "text/html": html,
+        "text/plain": text,
+    }
+
+
 class TabbedView:
     def __init__(self, **overrides: Any) -> None:
         self.options = settings.with_overrides(**overrides)
@@ -61,13 +74,4 @@ class TabbedView:
         return [title for title, _ in self.tabs()]
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        # The widget's own bundle would also build its (large, unused) text repr; the view needs only the id.
-        return {
-            "application/vnd.jupyter.widget-view+json": {
-                "version_major": 2,
-                "version_minor": 0,
-                "model_id": self.widget.model_id,
-            },
-            "text/html": self.static_html(),
-            "text/plain": self.text(),
-        }
+        return widget_bundle(self.widget, self.static_html(), self.text())
