@@ -46,9 +46,9 @@ def describe(tools: list[Any]):
     rows = []
     for tool in tools:
         writes = bool(getattr(tool, "allow_writes", False)) or tool.name.endswith(("_assert", "_correct", "_retract"))
+        required = set(tool.args_schema.model_json_schema().get("required") or [])
         arguments = ", ".join(
-            f"{name}{'' if name in (tool.args_schema.model_json_schema().get('required') or []) else '?'}: {spec.get('type', 'any')}"
-            for name, spec in tool.args.items()
+            f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}" for name, spec in tool.args.items()
         )
         caps = ", ".join(f"{cap}={getattr(tool, cap)}" for cap in CAPS if hasattr(tool, cap))
         rows.append({"tool": tool.name, "writes": writes, "arguments": arguments, "caps": caps, "description": tool.description})
