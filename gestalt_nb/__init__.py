@@ -140,18 +140,19 @@ def last_result() -> QueryResult | None:
 
 def show(value: Any, **options: Any):
     """The view of a result (``QueryResult``) or a bare ``Subgraph``; options override settings."""
-    if isinstance(value, Subgraph):
-        from .views.graph_view import GraphView
+    from .display import view_for
 
-        return GraphView(value, **options)
     if hasattr(value, "show"):
         return value.show(**options)
-    raise TypeError(f"Nothing to show for a {type(value).__name__}; pass a result or a Subgraph.")
+    return view_for(value, **options)
 
 
 def load_ipython_extension(shell: Any) -> None:
+    from . import display
     from .magics import GestaltMagic
 
+    if display.before_cell not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", display.before_cell)
     magics = GestaltMagic(shell=shell)
     shell.register_magics(magics)
     if magics not in shell.configurables:

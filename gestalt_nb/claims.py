@@ -139,11 +139,6 @@ class ClaimStatus(Shown):
             parts.append("filters " + ", ".join(f"{key}={value}" for key, value in filters.items()))
         return "; ".join(parts)
 
-    def show(self, **options: Any):
-        from .views.claim_views import ClaimStatusView
-
-        return ClaimStatusView(self, **options)
-
     def __repr__(self) -> str:
         return f"<ClaimStatus {self.status.upper()}: {self.statement()} at {self.horizon()}; {len(self.evidence)} evidence>"
 
@@ -160,11 +155,6 @@ class ClaimTable(Shown):
     @cached_property
     def df(self):
         return _frame(self.versions)
-
-    def show(self, **options: Any):
-        from .views.claim_views import ClaimTableView
-
-        return ClaimTableView(self, **options)
 
     def __len__(self) -> int:
         return len(self.versions)
@@ -228,11 +218,6 @@ class ClaimExplanation(Shown):
         rows = [{"node_id": item["node_id"], "kind": item["kind"], "what": _caption(item["kind"], item["value"]),
                  "rule": rule_text(item["value"]) if item["kind"] == "rule" else ""} for item in self.data["nodes"]]
         return pd.DataFrame(rows, columns=["node_id", "kind", "what", "rule"])
-
-    def show(self, **options: Any):
-        from .views.claim_views import ClaimExplanationView
-
-        return ClaimExplanationView(self, **options)
 
     def __repr__(self) -> str:
         more = ", truncated" if self.truncated else ""

@@ -1,13 +1,76 @@
-"""Results display as their view: ``show()`` builds it, and Jupyter asks the view for its MIME bundle."""
+"""Results display as their view, and views are released when the cell that showed them runs again.
+
+Results know nothing of views: ``view_for`` finds a result's view class in ``gestalt_nb.views``.
+A result keeps one default view (``.view``, also what ``.canvas`` belongs to), made on first use;
+``show(**options)`` makes a new one with per-call options.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+#: cell id → the views its last run displayed (closed when that cell runs again).
+_by_cell: dict[str, list[Any]] = {}
+_current_cell: str | None = None
+
+
+def view_for(value: Any, **options: Any) -> Any:
+    from .views import VIEWS
+
+    for kind in type(value).__mro__:
+        if kind in VIEWS:
+            return VIEWS[kind](value, **options)
+    raise TypeError(f"Nothing to show for a {type(value).__name__}.")
+
 
 class Shown:
     def show(self, **options: Any) -> Any:
-        raise NotImplementedError
+        """The view of this result; options override the settings for this view only."""
+        return view_for(self, **{**getattr(self, "view_options", {}), **options})
+
+    @property
+    def view(self) -> Any:
+        view = self.__dict__.get("_view")
+        if view is None or getattr(view, "closed", False):
+            view = self.__dict__["_view"] = self.show()
+        return view
+
+    @property
+    def canvas(self) -> Any:
+        """The canvas of this result's view (the widget that is displayed)."""
+        return self.view.canvas
+
+    def to_html(self, path: str | None = None) -> str:
+        """A standalone offline HTML page of this result's graph (gestaltdb.viz); written to ``path`` if given."""
+        return self.view.drawing.to_html(path)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return self.show()._repr_mimebundle_(include, exclude)
+        return self.view._repr_mimebundle_(include, exclude)
+
+
+def shown(view: Any) -> None:
+    """Remember that ``view`` was displayed by the cell now running."""
+    if _current_cell is None:
+        return
+    cells = view.__dict__.setdefault("_shown_in", set())
+    cells.add(_current_cell)
+    views = _by_cell.setdefault(_current_cell, [])
+    if not any(item is view for item in views):
+        views.append(view)
+
+
+def before_cell(info: Any) -> None:
+    """IPython ``pre_run_cell``: a cell that runs again releases the widgets it alone showed last time."""
+    global _current_cell
+    _current_cell = getattr(info, "cell_id", None)
+    if _current_cell is None:
+        return
+    for view in _by_cell.pop(_current_cell, []):
+        cells = view.__dict__.get("_shown_in", set())
+        cells.discard(_current_cell)
+        if cells:
+            continue  # still shown by another cell's output
+        try:
+            view.close()
+        except Exception:  # noqa: BLE001 - releasing must never stop the cell from running
+            pass

@@ -162,3 +162,8 @@ class Explorer:
 
         node = self.subgraph.nodes[node_id]
         return {"id": node.id, "labels": list(node.labels), **display_properties(node.properties)}
+
+    def adopt(self, subgraph: Subgraph) -> None:
+        """Continue from a drawing someone else made (a query result's canvas): undoable like a step."""
+        self._remember()
+        self.state = _State(copy.deepcopy(subgraph), list(self.state.cypher))

@@ -127,11 +127,6 @@ class SchemaResult(Shown):
         ]
         return pd.DataFrame(rows, columns=["type", "start", "end", "relationships of type", "properties"])
 
-    def show(self, **options: Any):
-        from .views.schema_view import SchemaView
-
-        return SchemaView(self, **options)
-
     def __repr__(self) -> str:
         return f"<SchemaResult '{self.alias}': {len(self.labels)} labels, {len(self.relationship_types)} relationship types>"
 

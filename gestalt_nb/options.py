@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-RENDERERS = ("gestaltdb", "pyvis")
+RENDERERS = ("canvas", "gestaltdb", "pyvis")
 
 
 @dataclass
@@ -18,12 +18,13 @@ class Settings:
     row_limit: int = 1000
     #: Rows shown in the Table tab and the static HTML table (the display bound).
     display_limit: int = 100
-    #: ``gestaltdb`` (gestaltdb.viz, default) or ``pyvis`` (optional extra; simpler, slower).
-    renderer: str = "gestaltdb"
+    #: ``canvas`` (the interactive WebGL canvas, default), ``gestaltdb`` (gestaltdb.viz in an iframe)
+    #: or ``pyvis`` (optional extra; simpler, slower).
+    renderer: str = "canvas"
     #: Node property used for captions, falling back to the node id.
     caption_property: str = "name"
     #: Height of the drawn graph in pixels.
-    graph_height: int = 640
+    graph_height: int = 560
     #: Drawing caps; the graph says when it left nodes or relationships out.
     max_nodes: int = 1000
     max_edges: int = 3000

@@ -48,12 +48,6 @@ class QueryResult(Shown):
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.records, indent=indent, ensure_ascii=False)
 
-    def show(self, **options: Any):
-        """The interactive view (tabs Graph | Table | JSON | Info); options override settings."""
-        from .views.result_view import ResultView
-
-        return ResultView(self, **{**self.view_options, **options})
-
     def __len__(self) -> int:
         return len(self.records)
 

@@ -97,11 +97,6 @@ class Retrieval(Shown):
             ("documents", str(len(self.documents))),
         ]
 
-    def show(self, **options: Any):
-        from .views.retrieval_view import RetrievalView
-
-        return RetrievalView(self, **options)
-
     def __repr__(self) -> str:
         return f"<Retrieval {self.query!r}: {len(self.documents)} documents; {self.subgraph.summary()}>"
 

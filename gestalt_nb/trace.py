@@ -150,11 +150,6 @@ class Trace(Shown):
     def refusals(self) -> list[Step]:
         return [step for step in self.steps if step.refused]
 
-    def show(self, **options: Any):
-        from .views.trace_view import TraceView
-
-        return TraceView(self, **options)
-
     def __repr__(self) -> str:
         calls = sum(step.kind == "call" for step in self.steps)
         return f"<Trace {calls} tool calls, {len(self.refusals)} refused; {self.subgraph.summary()}>"

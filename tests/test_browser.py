@@ -94,9 +94,19 @@ class Visit:
         self.page.close()
 
 
+def page_html(page) -> str:
+    """A tab page's HTML: text, an HTML widget's value, or a box's HTML children (canvases are checked
+    in JupyterLab by test_canvas_browser.py)."""
+    if isinstance(page, str):
+        return page
+    if hasattr(page, "children"):
+        return "".join(page_html(child) for child in page.children)
+    return getattr(page, "value", "") if isinstance(getattr(page, "value", None), str) else ""
+
+
 def page_of(view) -> str:
     """What a browser gets from a view: every tab's content, then the static fallback."""
-    tabs = "".join(f"<section>{body}</section>" for _, body in view.tabs()) if hasattr(view, "tabs") else ""
+    tabs = "".join(f"<section>{page_html(make())}</section>" for _, make in view.tabs()) if hasattr(view, "tabs") else ""
     return tabs + view._repr_mimebundle_()["text/html"]
 
 
@@ -109,11 +119,12 @@ def test_views_draw_the_expected_nodes_offline(browser, tmp_path, demo):
     explanation = claims.explain(claim_id, valid_time="2024-01-01T00:00:00Z")
     retrieval = gestalt_nb.show_retrieval(demo.retriever(seed_ids=("alice",), hops=[{"edge_type": "KNOWS"}]), "alice")
     pyvis_view = result.show(renderer="pyvis")
+    viz = {"renderer": "gestaltdb"}
     cases = [
-        ("query", result.show(), len(result.subgraph.nodes)),
-        ("schema", schema.show(), len(schema.subgraph.nodes)),
-        ("explanation", explanation.show(), len(explanation.subgraph.nodes)),
-        ("retrieval", retrieval.show(), len(retrieval.subgraph.nodes)),
+        ("query", result.show(**viz), len(result.subgraph.nodes)),
+        ("schema", schema.show(**viz), len(schema.subgraph.nodes)),
+        ("explanation", explanation.show(**viz), len(explanation.subgraph.nodes)),
+        ("retrieval", retrieval.show(**viz), len(retrieval.subgraph.nodes)),
         ("pyvis", pyvis_view, len(result.subgraph.nodes)),
     ]
     for name, view, expected in cases:
@@ -193,17 +204,18 @@ def hostile_views(connection):
     explorer.start("anchor")
     explorer.expand(types=["KNOWS"])
     explorer_view = ExplorerView(explorer)
-    explorer_page = explorer_view._repr_mimebundle_()["text/html"]
     explorer_view.widget
+    explorer_page = explorer_view._repr_mimebundle_()["text/html"] + explorer_view.status.value
+    viz = {"renderer": "gestaltdb"}
     return {
-        "query": page_of(query.show()),
+        "query": page_of(query.show(**viz)),
         "query-pyvis": page_of(query.show(renderer="pyvis")),
-        "sources": page_of(sources.show()) + page_of(odd.show()),
-        "schema": page_of(gestalt_nb.schema(exhaustive=True).show()),
-        "claims": page_of(status.show()) + page_of(derived.show()) + page_of(explanation.show()),
-        "retrieval": page_of(retrieval.show()),
-        "trace": page_of(gestalt_nb.show_trace(state).show()),
-        "explorer": explorer_page + explorer_view.graph.value + explorer_view.details.value,
+        "sources": page_of(sources.show(**viz)) + page_of(odd.show(**viz)),
+        "schema": page_of(gestalt_nb.schema(exhaustive=True).show(**viz)),
+        "claims": page_of(status.show()) + page_of(derived.show()) + page_of(explanation.show(**viz)),
+        "retrieval": page_of(retrieval.show(**viz)),
+        "trace": page_of(gestalt_nb.show_trace(state).show(**viz)),
+        "explorer": explorer_page,
     }
 
 
@@ -226,7 +238,7 @@ def test_no_payload_executes_in_any_view_and_the_text_is_shown(browser, tmp_path
 
 def test_graph_labels_inside_the_viewer_are_text(browser, tmp_path, hostile):
     result = gestalt_nb.run("MATCH (a:Person {name: 'anchor'})-[r:KNOWS]->(b) RETURN a, r, b")
-    visit = Visit(browser, tmp_path, result.show().drawing.iframe(), "labels")
+    visit = Visit(browser, tmp_path, result.show(renderer="gestaltdb").drawing.iframe(), "labels")
     try:
         assert visit.node_counts() == [len(PAYLOADS) + 1]
         labels = visit.graph_frames()[0].evaluate("() => Array.from(document.querySelectorAll('text.node-label')).map(t => t.textContent)")

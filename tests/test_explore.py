@@ -137,12 +137,16 @@ def test_explorer_widget_buttons_drive_the_same_state(shell, demo):
     assert set(view.explorer.subgraph.nodes) == {"dev"}
     view.types.value = ("KNOWS",)
     view.direction.value = "both"
+    revision = view.canvas.revision
     view.expand_button.click()
-    assert set(view.explorer.subgraph.nodes) == {"dev"} | neighbours(demo, "dev", "-[r:KNOWS]-")[0]
-    assert "<iframe sandbox=" in view.graph.value and "WHERE id(r) IN" in view.cypher.value
-    assert "Dev Patel" in view.details.value and "1985-01-09" in view.details.value and "$type" not in view.details.value
+    expected = {"dev"} | neighbours(demo, "dev", "-[r:KNOWS]-")[0]
+    assert set(view.explorer.subgraph.nodes) == expected == set(view.canvas.subgraph.nodes)
+    assert view.canvas.revision == revision + 1  # one delta, not a redraw
+    assert "WHERE id(r) IN" in view.cypher.value
+    dev = next(node for node in view.canvas.graph["nodes"] if node["id"] == "dev")
+    assert dev["c"] == "Dev Patel" and dev["p"]["born"] == "1985-01-09"  # the canvas panel reads these
     view.undo_button.click()
-    assert set(view.explorer.subgraph.nodes) == {"dev"}
+    assert set(view.explorer.subgraph.nodes) == {"dev"} == set(view.canvas.subgraph.nodes)
     view.start_id.value = "nobody"
     view.start_button.click()
     assert "No node with id" in view.status.value

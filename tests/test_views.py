@@ -37,8 +37,19 @@ def test_mime_bundle_has_widget_static_html_and_text(shell, demo):
     assert "Alice Chen" in data["text/plain"]
 
 
-def test_graph_tab_embeds_the_offline_viewer_with_every_node(shell, demo):
+def test_graph_tab_is_the_canvas_with_every_node(shell, demo):
     result = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
+    canvas = result.view.widget.children[0]
+    assert canvas is result.canvas and type(canvas).__name__ == "GraphCanvas"
+    assert {node["id"] for node in canvas.graph["nodes"]} == set(result.subgraph.nodes)
+    assert {edge["id"] for edge in canvas.graph["edges"]} == set(result.subgraph.edges)
+    alice = next(node for node in canvas.graph["nodes"] if node["id"] == "alice")
+    assert alice["c"] == "Alice Chen" and alice["p"]["born"] == "1988-03-14"  # readable temporal text
+    assert canvas.settings["expandable"] is True
+
+
+def test_gestaltdb_renderer_embeds_the_offline_viewer_with_every_node(shell, demo):
+    result = run(shell, "%%gcypher --renderer gestaltdb\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
     view = result.show()
     graph_html = view.widget.children[0].value
     assert graph_html.count('<iframe sandbox="allow-scripts allow-downloads allow-popups" srcdoc=') == 1
@@ -58,7 +69,10 @@ def test_drawing_caps_cut_the_graph_and_say_so(shell, demo):
     assert len(view.drawing.subgraph.nodes) == 4 and view.drawing.subgraph.truncated
     assert len(result.subgraph.nodes) > 4  # the result itself keeps everything it returned
     note = f"Graph shows 4 of {len(result.subgraph.nodes)} nodes"
-    assert note in view.widget.children[0].value and note in view.static_html() and note in view.text()
+    canvas = view.widget.children[0]
+    assert note in canvas.graph["notes"][0] and note in view.static_html() and note in view.text()
+    assert canvas.graph["counts"] == {"nodes": len(result.subgraph.nodes), "edges": len(result.subgraph.edges)}
+    assert len(canvas.graph["nodes"]) == 4  # the canvas says "4 of N" from these counts
 
 
 def test_table_display_limit_is_separate_from_the_row_limit(shell, demo):
@@ -71,7 +85,7 @@ def test_table_display_limit_is_separate_from_the_row_limit(shell, demo):
 def test_json_tab_is_capped_in_characters(shell, demo):
     run(shell, "%config GestaltMagic.json_max_chars = 200")
     result = run(shell, "%gcypher MATCH (n) RETURN n")
-    json_html = dict(result.show().tabs())["JSON"]
+    json_html = dict(result.show().tabs())["JSON"]()
     assert f"cut at 200 characters ({len(result):,} items in all" in json_html
     assert len(json_html) < 1000
 
@@ -81,7 +95,7 @@ def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, rendere
     result = run(shell, f"%%gcypher --renderer {renderer}\nMATCH (a)-[r:KNOWS]->(b) RETURN a, r, b")
     view = result.show()
     bundle = view._repr_mimebundle_()
-    pieces = [body for _, body in view.tabs()] + [bundle["text/html"]]
+    pieces = [make() for _, make in view.tabs()[1:]] + [view.widget.children[0].value, bundle["text/html"]]
     for piece in pieces:
         assert "<script>window.__pwned" not in piece and "<img src=x" not in piece
     document = view.drawing.document
@@ -89,17 +103,18 @@ def test_graph_text_is_escaped_in_every_part_of_the_view(shell, hostile, rendere
     assert "</script><script>window.__pwned" not in document and "onerror=\"window" not in document
     baseline = render(Subgraph(nodes={"a": Node("a")}), renderer=renderer).document
     assert document.count("</script") == baseline.count("</script")
-    table = dict(view.tabs())["Table"]
+    table = dict(view.tabs())["Table"]()
     assert html.escape(PAYLOAD, quote=False)[:40] in table
 
 
 def test_tabs_are_filled_when_first_shown(shell, demo):
     view = run(shell, "%gcypher MATCH (p:Person) RETURN p").show()
     tab = view.widget
-    assert "<iframe sandbox=" in tab.children[0].value
-    assert tab.children[1].value == ""  # the table is not sent until its tab is opened
+    assert type(tab.children[0]).__name__ == "GraphCanvas"
+    assert tab.children[1].children == ()  # the table is not made or sent until its tab is opened
     tab.selected_index = 1
-    assert tab.children[1].value == dict(view.tabs())["Table"] and "Alice Chen" in tab.children[1].value
+    table = tab.children[1].children[0].value
+    assert table == dict(view.tabs())["Table"]() and "Alice Chen" in table
 
 
 def test_pyvis_renderer_is_offline_and_carries_the_graph(shell, demo):
@@ -140,9 +155,13 @@ def test_show_draws_a_bare_subgraph_through_the_same_layer():
     subgraph.add_node(Node("x", ("Thing",), {"name": "X"}), highlight=True)
     subgraph.add_node(Node("y", ("Thing",), {"name": "Y"}))
     subgraph.add_edge(Edge("xy", "x", "y", "LINKS"))
-    view = gestalt_nb.show(subgraph)
+    view = gestalt_nb.show(subgraph, max_nodes=1)
     assert view.tab_titles == ["Graph"]
-    assert "hand made" in view.drawing.document
+    assert view.widget is view.canvas  # one page: the canvas is the whole widget
+    assert view.canvas.graph["title"] == "hand made" and [n["id"] for n in view.canvas.graph["nodes"]] == ["x"]
+    assert view.canvas.graph["counts"]["nodes"] == 2 and "1 of 2 nodes" in view.canvas.graph["notes"][0]
+    assert view.canvas.settings["expandable"] is False  # a bare subgraph has no database behind it
+    assert "hand made" in gestalt_nb.show(subgraph, renderer="gestaltdb").drawing.document
     assert view.text().startswith("Subgraph('hand made', 2 nodes, 1 relationships)")
     assert 'src="data:image/svg+xml;base64,' in view.static_html()
 

@@ -1,14 +1,16 @@
-"""The render layer: ``Subgraph`` → a drawing (interactive HTML document + static SVG).
+"""The render layer: ``Subgraph`` → a drawing (the interactive canvas, or an HTML document, + static SVG).
 
 ``render`` caps the subgraph (the only place drawing drops elements), picks the renderer named in
-the settings and returns a :class:`Drawing`. Views embed ``Drawing.iframe()``; saved notebooks
-and non-JavaScript frontends use ``Drawing.svg()``. Renderers receive display-ready properties
-(temporal values as ISO text) and must escape everything they put into markup themselves.
+the settings and returns a :class:`Drawing`. Views show ``Drawing.widget()``: the canvas (default)
+or, for ``gestaltdb``/``pyvis``, a sandboxed iframe. Saved notebooks and non-JavaScript frontends
+use ``Drawing.svg()``. Renderers receive display-ready properties (temporal values as ISO text)
+and must escape everything they put into markup themselves.
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -21,10 +23,52 @@ from ..subgraph import Subgraph
 
 @dataclass
 class Drawing:
-    """One rendered subgraph (already capped) and how to show it."""
+    """One rendered subgraph (already capped) and how to show it.
+
+    ``counts`` are the sizes before capping (the canvas says "4 of 17 nodes"); ``connection`` is
+    a function returning the connection the nodes come from (or None), which lets a
+    double-click expand a node from the database.
+    """
 
     subgraph: Subgraph
     options: Settings
+    counts: dict[str, int] | None = None
+    connection: Callable[[], Any] | None = None
+
+    @cached_property
+    def canvas(self):
+        """The interactive canvas of this drawing (made on first use)."""
+        from ..canvas import GraphCanvas
+        from ..canvas.expand import DatabaseExpander
+
+        return GraphCanvas(
+            self.subgraph,
+            caption_property=self.options.caption_property,
+            height=self.options.graph_height,
+            max_nodes=self.options.max_nodes,
+            max_edges=self.options.max_edges,
+            counts=self.counts,
+            expander=DatabaseExpander(self.connection) if self.connection is not None else None,
+        )
+
+    def widget(self):
+        """What a view puts in its Graph tab: the canvas, or an HTML widget holding the iframe."""
+        if self.options.renderer == "canvas":
+            return self.canvas
+        import ipywidgets
+
+        from ..views import html as h
+
+        return ipywidgets.HTML(h.banner(self.subgraph.notes) + self.iframe())
+
+    def to_html(self, path: str | None = None) -> str:
+        """A standalone offline HTML page of this drawing (gestaltdb.viz); written to ``path`` if given."""
+        page = self.figure.as_html()
+        if path is not None:
+            from pathlib import Path
+
+            Path(path).write_text(page, encoding="utf-8")
+        return page
 
     @cached_property
     def figure(self):
@@ -35,7 +79,7 @@ class Drawing:
 
     @cached_property
     def document(self) -> str:
-        """A complete, offline HTML document for the chosen renderer."""
+        """A complete, offline HTML document for the iframe renderers (gestaltdb.viz by default)."""
         if self.options.renderer == "pyvis":
             from . import pyvis
 
@@ -63,18 +107,22 @@ class Drawing:
             'style="border:1px solid #ddd;border-radius:4px;" title="GestaltDB graph"></iframe>'
         )
 
-    def svg(self, *, width: int = 900, height: int | None = None) -> str:
-        """A static SVG picture of ``static`` (gestaltdb.viz's SVG export), whatever the renderer."""
-        from . import viz
+    @cached_property
+    def _svg(self) -> str:
+        from .static_svg import svg
 
-        figure = self.figure if self.static is self.subgraph else viz.figure(self.static, self.options)
-        return figure.as_svg(width=width, height=height or self.options.graph_height, layout="circle")
+        return svg(self.static, caption_property=self.options.caption_property, height=min(self.options.graph_height, 480))
+
+    def svg(self) -> str:
+        """A compact static SVG picture of ``static`` (made once), whatever the renderer."""
+        return self._svg
 
 
-def render(subgraph: Subgraph, options: Settings | None = None, **overrides: Any) -> Drawing:
+def render(subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None, **overrides: Any) -> Drawing:
     """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer."""
     chosen = (options or default_settings).with_overrides(**overrides)
-    return Drawing(subgraph.capped(chosen.max_nodes, chosen.max_edges), chosen)
+    counts = {"nodes": len(subgraph.nodes), "edges": len(subgraph.edges)}
+    return Drawing(subgraph.capped(chosen.max_nodes, chosen.max_edges), chosen, counts, connection)
 
 
 def display_properties(properties: dict[str, Any]) -> dict[str, Any]:

@@ -1,1 +1,31 @@
-"""Widget views. Each builds on ``TabbedView`` and draws graphs only through ``gestalt_nb.render``."""
+"""Widget views. Each builds on ``View``/``TabbedView`` and draws graphs only through ``gestalt_nb.render``.
+
+``VIEWS`` maps each result type to its view; ``gestalt_nb.display.view_for`` looks results up here,
+so results never import their views.
+"""
+
+from __future__ import annotations
+
+from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
+from ..graph_schema import SchemaResult
+from ..result import QueryResult
+from ..retrieval import Retrieval
+from ..subgraph import Subgraph
+from ..trace import Trace
+from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
+from .graph_view import GraphView
+from .result_view import ResultView
+from .retrieval_view import RetrievalView
+from .schema_view import SchemaView
+from .trace_view import TraceView
+
+VIEWS: dict[type, type] = {
+    QueryResult: ResultView,
+    SchemaResult: SchemaView,
+    Retrieval: RetrievalView,
+    ClaimStatus: ClaimStatusView,
+    ClaimTable: ClaimTableView,
+    ClaimExplanation: ClaimExplanationView,
+    Trace: TraceView,
+    Subgraph: GraphView,
+}

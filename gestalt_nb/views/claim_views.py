@@ -8,10 +8,9 @@ from typing import Any
 
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..errors import GestaltError
-from ..options import settings
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView, widget_bundle
+from .tabs import Page, TabbedView, View
 
 BADGE = {"supported": "#1a7f37", "refuted": "#cf222e", "both": "#bf8700", "unknown": "#6e7781"}
 
@@ -38,12 +37,12 @@ def evidence_html(result: ClaimStatus, limit: int) -> str:
     return "".join(parts)
 
 
-class ClaimStatusView:
+class ClaimStatusView(View):
     """Badge and evidence; in a widget frontend, valid-time and knowledge-time controls recompute it."""
 
     def __init__(self, result: ClaimStatus, **overrides: Any) -> None:
         self.result = result
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
     def body(self) -> str:
         return badge(self.result) + evidence_html(self.result, self.options.display_limit)
@@ -83,22 +82,25 @@ class ClaimStatusView:
             return
         self.content.value = self.body()
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def static_html(self) -> str:
+        return self.body()
+
+    def text(self) -> str:
         text = [repr(self.result)]
         for title, frame in (("supporting", self.result.supporting), ("refuting", self.result.refuting)):
             text += [f"{title}:"] + [f"  {row.agent} ({row.source}) confidence={row.confidence} valid={row.valid}" for row in frame.itertuples()]
-        return widget_bundle(self.widget, self.body(), "\n".join(text))
+        return "\n".join(text)
 
 
 SORTABLE = ("system time", "valid", "subject", "predicate", "object", "polarity", "agent", "source", "confidence", "world")
 
 
-class ClaimTableView:
+class ClaimTableView(View):
     """Search results or a history as a table, sortable by any column in a widget frontend."""
 
     def __init__(self, table: ClaimTable, **overrides: Any) -> None:
         self.table = table
-        self.options = settings.with_overrides(**overrides)
+        super().__init__(**overrides)
 
     def body(self, sort_by: str | None = None) -> str:
         frame = self.table.df
@@ -118,12 +120,15 @@ class ClaimTableView:
         self.sort, self.content = sort, content
         return w.VBox([sort, content])
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def static_html(self) -> str:
+        return self.body()
+
+    def text(self) -> str:
         lines = [repr(self.table)] + [
             f"  {row.polarity} {row.subject} {row.predicate} {row.object} by {row.agent} valid={row.valid} ({row.operation})"
             for row in self.table.df.head(20).itertuples()
         ]
-        return widget_bundle(self.widget, self.body(), "\n".join(lines))
+        return "\n".join(lines)
 
 
 class ClaimExplanationView(TabbedView):
@@ -134,12 +139,12 @@ class ClaimExplanationView(TabbedView):
     def graph(self) -> Subgraph:
         return self.explanation.subgraph
 
-    def tabs(self) -> list[tuple[str, str]]:
+    def tabs(self) -> list[tuple[str, Page]]:
         notes = h.banner(self.drawing.subgraph.notes)
         return [
-            ("Graph", notes + self.drawing.iframe()),
-            ("Nodes", notes + h.table(self.explanation.df, self.options.display_limit)),
-            ("JSON", h.pre(json.dumps(self.explanation.data, indent=2, ensure_ascii=False), self.options.json_max_chars)),
+            ("Graph", self.drawing.widget),
+            ("Nodes", lambda: notes + h.table(self.explanation.df, self.options.display_limit)),
+            ("JSON", lambda: h.pre(json.dumps(self.explanation.data, indent=2, ensure_ascii=False), self.options.json_max_chars)),
         ]
 
     def static_html(self) -> str:

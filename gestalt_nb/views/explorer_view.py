@@ -1,7 +1,9 @@
-"""The explorer widget: start from a node, expand by type and direction, undo, see the Cypher.
+"""The explorer: the graph canvas plus controls — start, find, expand by type and direction, undo.
 
-Pure ipywidgets (no custom JavaScript), so it works in every widget frontend. All state and
-database work lives in :class:`gestalt_nb.explore.Explorer`; this module only wires controls.
+The canvas is the drawing and the inspector (click a node to see its properties, double-click to
+expand it). Expansions reach the canvas as deltas, so drawn nodes keep their places; a new start
+or a reset redraws. All state and database work lives in :class:`gestalt_nb.explorer.Explorer`;
+this module only wires controls and the canvas to it.
 """
 
 from __future__ import annotations
@@ -9,20 +11,34 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from ..canvas import GraphCanvas
+from ..canvas.expand import add_expansion
 from ..errors import GestaltError
 from ..explorer import DIRECTIONS, Explorer
-from ..options import settings
-from ..render import Drawing, render
-from ..subgraph import Subgraph
+from ..render import render
 from . import html as h
-from .tabs import widget_bundle
+from .tabs import View
+
+#: The largest per-hop sample the box accepts (the node budget still bounds each step).
+MAX_PER_HOP = 10_000
 
 
-class ExplorerView:
+class ExplorerView(View):
     def __init__(self, explorer: Explorer, **overrides: Any) -> None:
+        super().__init__(**overrides)
         self.explorer = explorer
-        self.options = settings.with_overrides(**overrides)
-        self._drawn: tuple[Subgraph, Drawing] | None = None  # the last subgraph drawn, and its drawing
+        self._steps: list[str] = []  # per explorer step: "delta" (sent as an undoable delta) or "reset"
+
+    @cached_property
+    def canvas(self) -> GraphCanvas:
+        return GraphCanvas(
+            self.explorer.subgraph,
+            caption_property=self.options.caption_property,
+            height=self.options.graph_height,
+            max_nodes=self.options.max_nodes,
+            max_edges=self.options.max_edges,
+            expander=lambda canvas, node_id: self._act(lambda: self.expand([node_id], **self._choices())),
+        )
 
     @cached_property
     def widget(self):
@@ -38,117 +54,115 @@ class ExplorerView:
         self.find_property = w.Dropdown(options=sorted(db.indexed_node_properties), description="Indexed")
         self.find_value = w.Text(placeholder="value", description="equals")
         self.find_button = w.Button(description="Find")
-        self.selected = w.SelectMultiple(description="Expand from", rows=6, **wide)
-        self.direction = w.ToggleButtons(options=list(DIRECTIONS), value="out", description="Direction", **wide)
-        self.types = w.SelectMultiple(options=self.explorer.relationship_types(), description="Types", rows=6)
-        self.sample_size = w.BoundedIntText(value=self.explorer.sample_size, min=1, max=100, description="Per hop", **wide)
+        self.direction = w.ToggleButtons(options=list(DIRECTIONS), value="both", description="Direction", **wide)
+        self.types = w.SelectMultiple(options=self.explorer.relationship_types(), description="Types", rows=4)
+        self.sample_size = w.BoundedIntText(value=self.explorer.sample_size, min=1, max=MAX_PER_HOP, description="Per hop", **wide)
         self.budget = w.BoundedIntText(value=self.explorer.node_budget, min=1, max=self.options.max_nodes, description="Node budget", **wide)
-        self.expand_button = w.Button(description="Expand", button_style="success")
+        self.expand_button = w.Button(description="Expand selected", button_style="success", tooltip="the nodes selected on the canvas, else the start")
         self.undo_button = w.Button(description="Undo")
         self.reset_button = w.Button(description="Reset")
-        self.graph = w.HTML()
-        self.details = w.HTML()
         self.cypher = w.Textarea(layout=w.Layout(width="100%", height="90px"), description="Cypher")
 
-        self.start_button.on_click(lambda _: self._act(lambda: self.explorer.start(self.start_id.value.strip())))
+        self.start_button.on_click(lambda _: self._act(lambda: self.start(self.start_id.value.strip())))
         self.find_button.on_click(lambda _: self._act(self._find))
-        self.expand_button.on_click(lambda _: self._act(self._expand))
-        self.undo_button.on_click(lambda _: self._act(self.explorer.undo))
-        self.reset_button.on_click(lambda _: self._act(self.explorer.reset))
-        self.selected.observe(lambda _: self._show_details(), names="value")
+        self.expand_button.on_click(lambda _: self._act(lambda: self.expand(list(self.canvas.selected) or None, **self._choices())))
+        self.undo_button.on_click(lambda _: self._act(self.undo))
+        self.reset_button.on_click(lambda _: self._act(self.reset))
 
         controls = w.VBox(
             [
                 w.HBox([self.start_id, self.start_button]),
                 w.HBox([self.find_label, self.find_property, self.find_value, self.find_button]),
-                w.HBox([self.selected, self.types]),
-                w.HBox([self.direction]),
-                w.HBox([self.sample_size, self.budget, self.expand_button, self.undo_button, self.reset_button]),
+                w.HBox([self.types, w.VBox([self.direction, w.HBox([self.sample_size, self.budget])])]),
+                w.HBox([self.expand_button, self.undo_button, self.reset_button]),
             ]
         )
-        self._refresh()
-        return w.VBox([controls, self.status, self.graph, self.details, self.cypher])
+        self.cypher.value = self.explorer.cypher()
+        return w.VBox([controls, self.status, self.canvas, self.cypher])
 
-    # -- the same steps from code (the widget redraws if it is showing) ------------
+    def _choices(self) -> dict[str, Any]:
+        """Direction, types and per-hop sample from the controls (their defaults without a widget)."""
+        if "widget" not in self.__dict__:
+            return {"direction": "both"}
+        self.explorer.node_budget = self.budget.value
+        return {"direction": self.direction.value, "types": list(self.types.value) or None, "sample_size": self.sample_size.value}
+
+    # -- the same steps from code and from the controls ---------------------------------
     def start(self, node_id: str) -> ExplorerView:
         self.explorer.start(node_id)
         return self._redraw()
 
     def expand(self, node_ids: list[str] | None = None, **options: Any) -> ExplorerView:
+        notes_before = list(self.explorer.subgraph.notes)
+        anchor = (node_ids or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
         self.explorer.expand(node_ids, **options)
-        return self._redraw()
-
-    def undo(self) -> ExplorerView:
-        self.explorer.undo()
-        return self._redraw()
-
-    def _redraw(self) -> ExplorerView:
-        if "widget" in self.__dict__:
-            self._refresh()
+        self._steps.append("delta")
+        if "canvas" in self.__dict__:
+            add_expansion(self.canvas, self.explorer.subgraph, anchor, notes_before, on_undo=self._step_back)
+        self._show_cypher()
         return self
 
-    # -- actions ---------------------------------------------------------------
+    def undo(self) -> ExplorerView:
+        if not self.explorer.history:
+            raise GestaltError("Nothing to undo.")
+        if self._steps and self._steps[-1] == "delta" and "canvas" in self.__dict__ and self.canvas.undo():
+            return self  # the canvas took the delta back and called _step_back
+        self._step_back()
+        return self._redraw(remember=False)
+
+    def reset(self) -> ExplorerView:
+        self.explorer.reset()
+        return self._redraw()
+
+    def _step_back(self) -> None:
+        self.explorer.undo()
+        if self._steps:
+            self._steps.pop()
+        self._show_cypher()
+
+    def _redraw(self, *, remember: bool = True) -> ExplorerView:
+        if remember:
+            self._steps.append("reset")
+        if "canvas" in self.__dict__:
+            self.canvas.reset(self.explorer.subgraph)
+        self._show_cypher()
+        return self
+
+    def _show_cypher(self) -> None:
+        if "widget" in self.__dict__:
+            self.cypher.value = self.explorer.cypher()
+
+    # -- actions -----------------------------------------------------------------------
     def _act(self, action) -> None:
         try:
             action()
-            self.status.value = ""
+            if "widget" in self.__dict__:
+                self.status.value = ""
         except GestaltError as exc:
-            self.status.value = f"<span style='color:#b00'>{h.esc(exc)}</span>"
-        self._refresh()
+            if "widget" in self.__dict__:
+                self.status.value = f"<span style='color:#b00'>{h.esc(exc)}</span>"
+            if "canvas" in self.__dict__:
+                self.canvas.say(str(exc), "error")
 
     def _find(self) -> None:
         found = self.explorer.find(self.find_label.value, self.find_property.value, self.find_value.value)
         if not found:
             raise GestaltError(f"No {self.find_label.value} node has {self.find_property.value} = {self.find_value.value!r}.")
-        self.explorer.start(found[0])
+        self.start(found[0])
 
-    def _expand(self) -> None:
-        self.explorer.node_budget = self.budget.value
-        self.explorer.expand(
-            list(self.selected.value) or None,
-            direction=self.direction.value,
-            types=list(self.types.value) or None,
-            sample_size=self.sample_size.value,
-        )
-
-    # -- drawing ---------------------------------------------------------------
-    def _refresh(self) -> None:
-        subgraph = self.explorer.subgraph
-        caption = self.options.caption_property
-        self.selected.options = [
-            (f"{node.properties.get(caption, node.id)} ({node.id})", node.id) for node in subgraph.nodes.values()
-        ]
-        self.selected.value = tuple(sorted(subgraph.highlight_nodes & set(subgraph.nodes)))
-        if subgraph:
-            drawing = self._drawing()
-            self.graph.value = h.banner(drawing.subgraph.notes) + drawing.iframe()
-        else:
-            self.graph.value = "<p>Start from a node id, or find one by label and an indexed property.</p>"
-        self.cypher.value = self.explorer.cypher()
-        self._show_details()
-
-    def _show_details(self) -> None:
-        chosen = list(self.selected.value)[:1]
-        if not chosen:
-            self.details.value = ""
-            return
-        details = self.explorer.node_details(chosen[0])
-        self.details.value = h.key_values([(key, h.esc(h.shorten(value))) for key, value in details.items()])
-
-    # -- display ---------------------------------------------------------------
-    def _drawing(self) -> Drawing:
-        """The drawing of the current subgraph, made once per state (widget and bundle share it)."""
-        subgraph = self.explorer.subgraph
-        if self._drawn is None or self._drawn[0] is not subgraph:
-            self._drawn = (subgraph, render(subgraph, self.options))
-        return self._drawn[1]
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        widget = self.widget
+    # -- display -----------------------------------------------------------------------
+    def static_html(self) -> str:
         subgraph = self.explorer.subgraph
         static = ""
         if subgraph:
-            drawing = self._drawing()
+            drawing = render(subgraph, self.options)
             static = h.banner(drawing.static.notes) + h.svg_image(drawing.svg(), alt=repr(subgraph))
-        text = f"Explorer on '{self.explorer.connection.alias}': {subgraph.summary()}"
-        return widget_bundle(widget, static + f"<pre>{h.esc(self.explorer.cypher())}</pre>", text)
+        return static + f"<pre>{h.esc(self.explorer.cypher())}</pre>"
+
+    def text(self) -> str:
+        return f"Explorer on '{self.explorer.connection.alias}': {self.explorer.subgraph.summary()}"
+
+    def close(self) -> None:
+        super().close()
+        if "canvas" in self.__dict__:
+            self.canvas.close()

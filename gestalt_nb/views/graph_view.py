@@ -6,7 +6,7 @@ from typing import Any
 
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView
+from .tabs import Page, TabbedView
 
 
 class GraphView(TabbedView):
@@ -17,8 +17,8 @@ class GraphView(TabbedView):
     def graph(self) -> Subgraph:
         return self.subgraph
 
-    def tabs(self) -> list[tuple[str, str]]:
-        return [("Graph", h.banner(self.drawing.subgraph.notes) + self.drawing.iframe())]
+    def tabs(self) -> list[tuple[str, Page]]:
+        return [("Graph", self.drawing.widget)]
 
     def static_html(self) -> str:
         notes = h.banner(self.drawing.static.notes)

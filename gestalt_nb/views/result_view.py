@@ -8,7 +8,7 @@ from typing import Any
 from ..result import QueryResult
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView
+from .tabs import Page, TabbedView
 
 
 class ResultView(TabbedView):
@@ -25,18 +25,29 @@ class ResultView(TabbedView):
     def static_notes(self) -> list[str]:
         return [*self.result.notes, *self.drawing.static.notes]
 
-    def tabs(self) -> list[tuple[str, str]]:
+    def connection(self):
+        from ..session import REGISTRY
+
+        alias = self.result.alias
+        return lambda: REGISTRY.connections.get(alias)
+
+    def graph_page(self) -> Any:
+        if self.options.renderer != "canvas" or not self.result.notes:
+            return self.drawing.widget()
+        import ipywidgets as widgets
+
+        return widgets.VBox([widgets.HTML(h.banner(self.result.notes)), self.drawing.widget()])
+
+    def tabs(self) -> list[tuple[str, Page]]:
         result = self.result
-        table = ("Table", h.banner(result.notes) + self.table_html())
-        pages = [
-            table,
-            ("JSON", h.json_block(result.records, self.options.json_max_chars)),
-            ("Info", self.info_html()),
+        pages: list[tuple[str, Page]] = [
+            ("Table", lambda: h.banner(result.notes) + self.table_html()),
+            ("JSON", lambda: h.json_block(result.records, self.options.json_max_chars)),
+            ("Info", self.info_html),
         ]
         if result.subgraph:
-            graph = ("Graph", h.banner(self.notes()) + self.drawing.iframe())
-            return [graph, *pages]
-        return [*pages, ("Graph", "<p>This result holds no nodes, relationships or paths to draw.</p>")]
+            return [("Graph", self.graph_page), *pages]
+        return [*pages, ("Graph", lambda: "<p>This result holds no nodes, relationships or paths to draw.</p>")]
 
     def info_html(self) -> str:
         result = self.result

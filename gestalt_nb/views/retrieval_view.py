@@ -7,7 +7,7 @@ from typing import Any
 from ..retrieval import Retrieval
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView
+from .tabs import Page, TabbedView
 
 
 class RetrievalView(TabbedView):
@@ -21,12 +21,15 @@ class RetrievalView(TabbedView):
     def settings_html(self) -> str:
         return h.key_values([(key, h.esc(value)) for key, value in self.retrieval.settings_rows()])
 
-    def tabs(self) -> list[tuple[str, str]]:
-        notes = h.banner(self.drawing.subgraph.notes)
-        documents = ("Documents", notes + h.table(self.retrieval.df, self.options.display_limit))
+    def connection(self):
+        connection = self.retrieval.connection
+        return lambda: connection if not connection.closed else None
+
+    def tabs(self) -> list[tuple[str, Page]]:
+        documents = ("Documents", lambda: h.banner(self.drawing.subgraph.notes) + h.table(self.retrieval.df, self.options.display_limit))
         if not self.retrieval.documents:
-            return [documents, ("Settings", self.settings_html())]
-        return [("Graph", notes + self.drawing.iframe()), documents, ("Settings", self.settings_html())]
+            return [documents, ("Settings", self.settings_html)]
+        return [("Graph", self.drawing.widget), documents, ("Settings", self.settings_html)]
 
     def static_html(self) -> str:
         parts = [h.banner(self.drawing.static.notes)]

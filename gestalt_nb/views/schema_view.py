@@ -7,7 +7,7 @@ from typing import Any
 from ..graph_schema import SchemaResult
 from ..subgraph import Subgraph
 from . import html as h
-from .tabs import TabbedView
+from .tabs import Page, TabbedView
 
 
 class SchemaView(TabbedView):
@@ -22,14 +22,14 @@ class SchemaView(TabbedView):
         rows = [(kind, h.esc(", ".join(names) or "none")) for kind, names in self.result.indexes.items()]
         return h.key_values(rows)
 
-    def tabs(self) -> list[tuple[str, str]]:
+    def tabs(self) -> list[tuple[str, Page]]:
         note = h.banner([self.result.note()], kind="info")
         limit = self.options.display_limit
         return [
-            ("Graph", h.banner(self.drawing.subgraph.notes, kind="info") + self.drawing.iframe()),
-            ("Labels", note + h.table(self.result.labels_df, limit)),
-            ("Relationships", note + h.table(self.result.relationships_df, limit)),
-            ("Indexes", self.indexes_html()),
+            ("Graph", self.drawing.widget),
+            ("Labels", lambda: note + h.table(self.result.labels_df, limit)),
+            ("Relationships", lambda: note + h.table(self.result.relationships_df, limit)),
+            ("Indexes", self.indexes_html),
         ]
 
     def static_html(self) -> str:

@@ -1,18 +1,24 @@
 """``TabbedView``: a tab widget where widgets run, static HTML and text everywhere else.
 
-A subclass supplies ``tabs()`` (title → HTML, in order), ``static_html()`` and ``text()``. The
-MIME bundle carries all three, so JupyterLab draws the live widget, while nbconvert, untrusted
-notebooks and plain IPython fall back to the static HTML or the text summary.
+A subclass supplies ``tabs()`` (title → a function making that page: HTML text or a widget, in
+order), ``static_html()`` and ``text()``. Pages are made when first shown, so a view costs only
+what the person looks at, and a graph is never laid out in a hidden tab. The MIME bundle carries
+the widget, the static HTML and the text, so JupyterLab draws the live widget, while nbconvert,
+untrusted notebooks and plain IPython fall back to the static HTML or the text summary.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
+from .. import display
 from ..options import settings
 from ..render import Drawing, render
 from ..subgraph import Subgraph
+
+Page = Callable[[], Any]
 
 
 def widget_bundle(widget: Any, html: str, text: str) -> dict[str, Any]:
@@ -28,19 +34,59 @@ def widget_bundle(widget: Any, html: str, text: str) -> dict[str, Any]:
     }
 
 
-class TabbedView:
+def as_widget(content: Any) -> Any:
+    import ipywidgets as widgets
+
+    return widgets.HTML(value=content) if isinstance(content, str) else content
+
+
+class View:
+    """What every widget view shares: options, closing, and being released when its cell re-runs."""
+
     def __init__(self, **overrides: Any) -> None:
         self.options = settings.with_overrides(**overrides)
 
+    def close(self) -> None:
+        """Close this view's widgets (their models leave the page and the kernel)."""
+        widget = self.__dict__.pop("widget", None)
+        if widget is not None:
+            _close_tree(widget)
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return getattr(self, "_closed", False)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        display.shown(self)
+        return widget_bundle(self.widget, self.static_html(), self.text())
+
+
+def _close_tree(widget: Any) -> None:
+    for child in getattr(widget, "children", ()):
+        _close_tree(child)
+    widget.close()
+
+
+class TabbedView(View):
     def graph(self) -> Subgraph:
         """The subgraph this view draws."""
         raise NotImplementedError
 
+    def connection(self) -> Callable[[], Any] | None:
+        """A function giving the connection this view's nodes come from (double-click expands)."""
+        return None
+
     @cached_property
     def drawing(self) -> Drawing:
-        return render(self.graph(), self.options)
+        return render(self.graph(), self.options, connection=self.connection())
 
-    def tabs(self) -> list[tuple[str, str]]:
+    @property
+    def canvas(self):
+        """The graph canvas this view displays (the same widget object)."""
+        return self.drawing.canvas
+
+    def tabs(self) -> list[tuple[str, Page]]:
         raise NotImplementedError
 
     def static_html(self) -> str:
@@ -51,20 +97,21 @@ class TabbedView:
 
     @cached_property
     def widget(self):
-        """Tabs whose content is sent when first shown: a graph iframe laid out in a hidden tab
-        gets zero size (and no useful layout), so only the visible tab is filled up front."""
+        """Tabs whose pages are made when first shown (only the first one up front)."""
         import ipywidgets as widgets
 
         pages = self.tabs()
-        children = [widgets.HTML(value=body if number == 0 else "") for number, (_, body) in enumerate(pages)]
+        if len(pages) == 1:
+            return as_widget(pages[0][1]())
+        children = [as_widget(pages[0][1]())] + [widgets.Box() for _ in pages[1:]]
         tab = widgets.Tab(children=children)
         tab.titles = tuple(title for title, _ in pages)
         tab.selected_index = 0
 
         def fill(change: dict[str, Any]) -> None:
             number = change["new"]
-            if number is not None and not children[number].value:
-                children[number].value = pages[number][1]
+            if number and not children[number].children:
+                children[number].children = (as_widget(pages[number][1]()),)
 
         tab.observe(fill, names="selected_index")
         return tab
@@ -73,5 +120,7 @@ class TabbedView:
     def tab_titles(self) -> list[str]:
         return [title for title, _ in self.tabs()]
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        return widget_bundle(self.widget, self.static_html(), self.text())
+    def close(self) -> None:
+        super().close()
+        if "drawing" in self.__dict__ and "canvas" in self.drawing.__dict__:
+            self.drawing.canvas.close()

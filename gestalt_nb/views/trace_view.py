@@ -8,7 +8,7 @@ from typing import Any
 from ..subgraph import Subgraph
 from ..trace import Records, Step, Trace
 from . import html as h
-from .tabs import TabbedView
+from .tabs import Page, TabbedView
 
 TAG = "display:inline-block;padding:0 6px;border-radius:8px;color:white;font-size:smaller;background:"
 
@@ -61,16 +61,15 @@ class TraceView(TabbedView):
         notes = [f"{len(self.trace.refusals)} tool calls were refused."] if self.trace.refusals else []
         return h.banner(notes) + "".join(self.step_html(step) for step in self.trace.steps)
 
-    def tabs(self) -> list[tuple[str, str]]:
-        graph = h.banner(self.drawing.subgraph.notes) + (
-            self.drawing.iframe() if self.trace.subgraph else "<p>No tool answer held nodes or relationships.</p>"
-        )
-        messages = [message.model_dump(mode="json", exclude={"response_metadata", "usage_metadata"}) for message in self.trace.messages]
-        return [
-            ("Steps", self.steps_html()),
-            ("Graph", graph),
-            ("Messages", h.json_block(messages, self.options.json_max_chars)),
-        ]
+    def tabs(self) -> list[tuple[str, Page]]:
+        def graph() -> Any:
+            return self.drawing.widget() if self.trace.subgraph else "<p>No tool answer held nodes or relationships.</p>"
+
+        def messages() -> str:
+            dumped = [message.model_dump(mode="json", exclude={"response_metadata", "usage_metadata"}) for message in self.trace.messages]
+            return h.json_block(dumped, self.options.json_max_chars)
+
+        return [("Steps", self.steps_html), ("Graph", graph), ("Messages", messages)]
 
     def static_html(self) -> str:
         picture = h.svg_image(self.drawing.svg(), alt=repr(self.trace)) if self.trace.subgraph else ""

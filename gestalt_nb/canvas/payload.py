@@ -1,0 +1,103 @@
+"""``Subgraph`` → the canvas payload: compact JSON with display-ready, length-bounded text.
+
+Nodes and edges refer to labels and relationship types by index (the legend lists them once).
+Property values are shortened (``VALUE_CHARS``) and at most ``MAX_PROPERTIES`` are sent per
+element, so one huge property cannot blow up a saved notebook; the cut is marked with "…".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..render import caption, display_properties
+from ..render.palette import label_color
+from ..subgraph import Edge, Node, Subgraph
+
+VALUE_CHARS = 300
+CAPTION_CHARS = 60
+MAX_PROPERTIES = 30
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value if not isinstance(value, float) or value == value and abs(value) != float("inf") else str(value)
+    if not isinstance(value, str):
+        value = json.dumps(value, ensure_ascii=False, default=str)
+    return _short(value, VALUE_CHARS)
+
+
+def _properties(properties: dict[str, Any]) -> dict[str, Any]:
+    shown = display_properties(properties)
+    items = list(shown.items())
+    out = {_short(str(key), 100): _value(value) for key, value in items[:MAX_PROPERTIES]}
+    if len(items) > MAX_PROPERTIES:
+        out["…"] = f"{len(items) - MAX_PROPERTIES} more properties (see the Table tab or .subgraph)"
+    return out
+
+
+class Vocabulary:
+    """Label and type names in first-seen order; indexes stay valid as the canvas grows."""
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+        self.types: list[str] = []
+
+    @staticmethod
+    def _index(names: list[str], name: str) -> int:
+        if not name:
+            return -1
+        try:
+            return names.index(name)
+        except ValueError:
+            names.append(name)
+            return len(names) - 1
+
+    def legend(self) -> list[dict[str, str]]:
+        return [{"name": name, "color": label_color(name)} for name in self.labels]
+
+    def node(self, node: Node, caption_property: str, highlighted: bool) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "id": node.id,
+            "c": _short(caption(node.id, display_properties(node.properties), caption_property), CAPTION_CHARS),
+            "l": self._index(self.labels, node.labels[0] if node.labels else ""),
+        }
+        if len(node.labels) > 1:
+            item["L"] = list(node.labels[1:])
+        if highlighted:
+            item["h"] = 1
+        if node.properties:
+            item["p"] = _properties(node.properties)
+        return item
+
+    def edge(self, edge: Edge, highlighted: bool) -> dict[str, Any]:
+        item: dict[str, Any] = {"id": edge.id, "s": edge.source, "t": edge.target, "y": self._index(self.types, edge.type)}
+        if highlighted:
+            item["h"] = 1
+        properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}
+        if properties:
+            item["p"] = _properties(properties)
+        return item
+
+    def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes) for node in subgraph.nodes.values()]
+        edges = [self.edge(edge, edge.id in subgraph.highlight_edges) for edge in subgraph.edges.values()]
+        return nodes, edges
+
+
+def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The base ``graph`` trait of a canvas."""
+    nodes, edges = vocabulary.elements(subgraph, caption_property)
+    return {
+        "nodes": nodes,
+        "edges": edges,
+        "labels": vocabulary.legend(),
+        "types": list(vocabulary.types),
+        "title": subgraph.title,
+        "notes": list(subgraph.notes),
+        "counts": counts or {"nodes": len(subgraph.nodes), "edges": len(subgraph.edges)},
+    }

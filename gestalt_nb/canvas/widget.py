@@ -1,0 +1,273 @@
+"""``GraphCanvas``: the one interactive graph drawing (anywidget + sigma.js/WebGL), two-way and incremental.
+
+The first display sends the whole (capped) subgraph once, as the ``graph`` trait. Afterwards
+``add`` / ``remove`` / ``highlight`` / ``fit`` send deltas as custom messages, numbered by
+``revision``; a view that missed some (opened later, or reloaded) asks for them again. What the
+person does comes back as ``selected`` (a synced trait) and click / double-click messages; a
+double-click expands that node from the database when the canvas has an ``expander``.
+The bundle itself is not in this model's state (see :mod:`gestalt_nb.canvas.bundle`).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..subgraph import Subgraph
+from . import bundle
+from .payload import Vocabulary, payload
+
+log = logging.getLogger(__name__)
+
+#: Deltas kept for views that reconnect; beyond this the log is folded into a new base graph.
+LOG_LIMIT = 200
+
+NodeCallback = Callable[[str], Any]
+SelectCallback = Callable[[list[str]], Any]
+Expander = Callable[["GraphCanvas", str], Any]
+
+
+def _callable(callback: Any, what: str) -> None:
+    if not callable(callback):
+        raise TypeError(f"{what} takes a function, not {type(callback).__name__}.")
+
+
+class GraphCanvas(anywidget.AnyWidget):
+    _esm = bundle.LOADER
+    _bundle = traitlets.Unicode("").tag(sync=True)
+    _bundle_hash = traitlets.Unicode("").tag(sync=True)
+    graph = traitlets.Dict().tag(sync=True)
+    revision = traitlets.Int(0).tag(sync=True)
+    selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    height = traitlets.Int(560).tag(sync=True)
+    settings = traitlets.Dict().tag(sync=True)
+
+    def __init__(
+        self,
+        subgraph: Subgraph | None = None,
+        *,
+        caption_property: str = "name",
+        height: int = 560,
+        max_nodes: int = 1000,
+        max_edges: int = 3000,
+        counts: dict[str, int] | None = None,
+        expander: Expander | None = None,
+    ) -> None:
+        shared = bundle.shared()
+        super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), height=height)
+        self._bundle_model = shared
+        self.caption_property = caption_property
+        self.max_nodes, self.max_edges = max_nodes, max_edges
+        self._click: list[NodeCallback] = []
+        self._double_click: list[NodeCallback] = []
+        self._select: list[SelectCallback] = []
+        self._log: list[dict[str, Any]] = []
+        self._undo: list[tuple[list[str], Callable[[], Any] | None]] = []
+        self._expander = expander
+        self.ready_info: dict[str, Any] | None = None
+        self.status: dict[str, str] = {}
+        self.on_msg(self._message)
+        self.observe(self._selection_moved, names="selected")
+        self.reset(subgraph or Subgraph(), counts=counts)
+
+    # -- the whole graph (a full redraw) ---------------------------------------------
+    def reset(self, subgraph: Subgraph, *, counts: dict[str, int] | None = None) -> None:
+        """Draw ``subgraph`` from scratch (views rebuild); deltas start again from revision 0."""
+        self.subgraph = copy.copy(subgraph)
+        self.subgraph.nodes, self.subgraph.edges = dict(subgraph.nodes), dict(subgraph.edges)
+        self.subgraph.highlight_nodes, self.subgraph.highlight_edges = set(subgraph.highlight_nodes), set(subgraph.highlight_edges)
+        self.subgraph.notes = list(subgraph.notes)
+        self.vocabulary = Vocabulary()
+        self._log, self._undo = [], []
+        self._counts = counts
+        with self.hold_sync():
+            self.settings = {"expandable": self._expander is not None, "caption": self.caption_property}
+            self.graph = payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts)
+            self.revision = 0
+
+    @property
+    def expander(self) -> Expander | None:
+        """Called as ``expander(canvas, node_id)`` on a double-click; None: the drawing cannot expand."""
+        return self._expander
+
+    @expander.setter
+    def expander(self, value: Expander | None) -> None:
+        if value is not None:
+            _callable(value, "expander")
+        self._expander = value
+        self.settings = {**self.settings, "expandable": value is not None}
+
+    # -- deltas ------------------------------------------------------------------------
+    def add(self, subgraph: Subgraph, *, anchor: str | None = None, undoable: bool = False, on_undo: Callable[[], Any] | None = None) -> dict[str, int]:
+        """Draw the nodes and relationships of ``subgraph`` that are not drawn yet (one delta).
+
+        New nodes are placed next to ``anchor`` (or a drawn neighbour) and only they are laid out.
+        The drawing caps hold: what would go past ``max_nodes``/``max_edges`` is left out and said.
+        Returns how many nodes and relationships were added.
+        """
+        part = Subgraph()
+        part.merge(subgraph)
+        part.complete_endpoints(None)
+        room_nodes = max(self.max_nodes - len(self.subgraph.nodes), 0)
+        new_nodes = [node for node_id, node in part.nodes.items() if node_id not in self.subgraph.nodes]
+        dropped_nodes = new_nodes[room_nodes:]
+        new_nodes = new_nodes[:room_nodes]
+        for node in new_nodes:
+            self.subgraph.add_node(node, highlight=node.id in part.highlight_nodes)
+        room_edges = max(self.max_edges - len(self.subgraph.edges), 0)
+        candidates = [
+            edge for edge_id, edge in part.edges.items()
+            if edge_id not in self.subgraph.edges and edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes
+        ]
+        new_edges, dropped_edges = candidates[:room_edges], len(candidates) - min(len(candidates), room_edges)
+        dropped_edges += sum(1 for edge_id, edge in part.edges.items() if edge_id not in self.subgraph.edges and not (edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes))
+        for edge in new_edges:
+            self.subgraph.add_edge(edge, highlight=edge.id in part.highlight_edges)
+        for note in part.notes:
+            if note not in self.subgraph.notes:
+                self.subgraph.notes.append(note)
+        if dropped_nodes or dropped_edges:
+            self.say(
+                f"Drawing caps reached ({self.max_nodes:,} nodes / {self.max_edges:,} relationships): "
+                f"{len(dropped_nodes):,} nodes and {dropped_edges:,} relationships were not drawn.",
+                "warning",
+            )
+        labels_before, types_before = len(self.vocabulary.labels), len(self.vocabulary.types)
+        op: dict[str, Any] = {
+            "op": "add",
+            "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes) for node in new_nodes],
+            "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges) for edge in new_edges],
+        }
+        if len(self.vocabulary.labels) != labels_before:
+            op["labels"] = self.vocabulary.legend()
+        if len(self.vocabulary.types) != types_before:
+            op["types"] = list(self.vocabulary.types)
+        if new_nodes or new_edges:
+            added = [node.id for node in new_nodes] + [edge.id for edge in new_edges]
+            if undoable:
+                self._undo.append((added, on_undo))
+            self._delta([op], anchor=anchor, undoable=undoable)
+        return {"nodes": len(new_nodes), "edges": len(new_edges)}
+
+    def remove(self, ids: Iterable[str]) -> int:
+        """Remove nodes (with their relationships) and relationships by id; returns how many went."""
+        ids = [str(item) for item in ids]
+        gone = set()
+        for item in ids:
+            if item in self.subgraph.nodes:
+                del self.subgraph.nodes[item]
+                gone.add(item)
+        for edge_id, edge in list(self.subgraph.edges.items()):
+            if edge_id in ids or edge.source in gone or edge.target in gone:
+                del self.subgraph.edges[edge_id]
+                gone.add(edge_id)
+        self.subgraph.highlight_nodes -= gone
+        self.subgraph.highlight_edges -= gone
+        if gone:
+            self._delta([{"op": "remove", "ids": [item for item in ids if item in gone] + sorted(gone - set(ids))}])
+        if self.selected and gone & set(self.selected):
+            self.selected = [item for item in self.selected if item not in gone]
+        return len(gone)
+
+    def highlight(self, ids: Iterable[str], *, only: bool = True) -> None:
+        """Emphasise these nodes/relationships (``only``: and no others)."""
+        ids = [str(item) for item in ids]
+        if only:
+            self.subgraph.highlight_nodes, self.subgraph.highlight_edges = set(), set()
+        self.subgraph.highlight_nodes |= {item for item in ids if item in self.subgraph.nodes}
+        self.subgraph.highlight_edges |= {item for item in ids if item in self.subgraph.edges}
+        self._delta([{"op": "highlight", "ids": ids, "only": only}])
+
+    def fit(self) -> None:
+        """Fit the camera to every drawn node."""
+        self._delta([{"op": "fit"}])
+
+    def undo(self) -> bool:
+        """Take back the newest undoable delta (an expansion); False when there is none."""
+        if not self._undo:
+            return False
+        added, on_undo = self._undo.pop()
+        self.remove(added)
+        if on_undo is not None:
+            on_undo()
+        return True
+
+    def say(self, text: str, level: str = "info") -> None:
+        """A one-line status on the canvas (text only)."""
+        self.status = {"text": text, "level": level}
+        self.send({"kind": "status", "text": text, "level": level})
+
+    def _delta(self, ops: list[dict[str, Any]], *, anchor: str | None = None, undoable: bool = False) -> None:
+        if len(self._log) >= LOG_LIMIT:
+            self.reset(self.subgraph, counts=self._counts)  # fold: one full redraw instead of an endless log
+            return
+        message = {"kind": "delta", "revision": self.revision + 1, "ops": ops, "anchor": anchor, "undoable": undoable}
+        self._log.append(message)
+        self.revision += 1
+        self.send(message)
+
+    # -- events from the page ----------------------------------------------------------
+    def on_click(self, callback: NodeCallback) -> None:
+        """Call ``callback(node_id)`` when the person clicks a node."""
+        _callable(callback, "on_click")
+        self._click.append(callback)
+
+    def on_double_click(self, callback: NodeCallback) -> None:
+        """Call ``callback(node_id)`` on a double-click (after the expander, if any)."""
+        _callable(callback, "on_double_click")
+        self._double_click.append(callback)
+
+    def on_select(self, callback: SelectCallback) -> None:
+        """Call ``callback(selected_ids)`` whenever the selection changes (page or Python)."""
+        _callable(callback, "on_select")
+        self._select.append(callback)
+
+    def expand(self, node_id: str) -> Any:
+        """What a double-click does: expand ``node_id`` through the expander (see ``expand.py``)."""
+        if self.expander is None:
+            self.say("This drawing is not connected to a database, so it cannot expand nodes.", "warning")
+            return None
+        return self.expander(self, node_id)
+
+    def _selection_moved(self, change: dict[str, Any]) -> None:
+        for callback in self._select:
+            self._call(callback, list(change["new"]))
+
+    def _message(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
+        kind = content.get("kind") if isinstance(content, dict) else None
+        node_id = str(content.get("id", "")) if isinstance(content, dict) else ""
+        if kind == "click":
+            for callback in self._click:
+                self._call(callback, node_id)
+        elif kind == "dblclick":
+            self._call(self.expand, node_id)
+            for callback in self._double_click:
+                self._call(callback, node_id)
+        elif kind == "undo":
+            if not self.undo():
+                self.say("Nothing to undo.")
+        elif kind == "sync":
+            have = int(content.get("have", 0) or 0)
+            for message in self._log:
+                if message["revision"] > have:
+                    self.send(message)
+        elif kind == "ready":
+            self.ready_info = dict(content)
+
+    def _call(self, callback: Callable[..., Any], *args: Any) -> None:
+        """Run a person's callback; an error is shown on the canvas and logged, never lost."""
+        try:
+            callback(*args)
+        except Exception as exc:  # noqa: BLE001 - a callback's failure must not break the widget
+            log.exception("canvas callback failed")
+            self.say(f"{type(exc).__name__}: {exc}", "error")
+
+    def close(self) -> None:
+        self._click, self._double_click, self._select, self._log, self._undo = [], [], [], [], []
+        self._expander = None
+        super().close()

@@ -1,0 +1,32 @@
+"""One colour per node label, shared by the canvas, its legend and the static SVG picture.
+
+A label keeps its colour for the life of the kernel: the first time a label is seen it takes its
+preferred slot (a stable hash of its name) or, when another label already holds that slot, the next
+free one. Beyond the palette's size colours repeat.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+#: Tableau-10 plus two; readable on white and on JupyterLab's dark theme.
+PALETTE = (
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8",
+)
+#: Nodes without a label.
+UNLABELLED = "#9aa0a6"
+_assigned: dict[str, str] = {}
+
+
+def label_color(label: str | None) -> str:
+    if not label:
+        return UNLABELLED
+    colour = _assigned.get(label)
+    if colour is None:
+        taken = set(_assigned.values())
+        start = int(hashlib.sha1(label.encode("utf-8")).hexdigest()[:8], 16) % len(PALETTE)
+        slots = [PALETTE[(start + step) % len(PALETTE)] for step in range(len(PALETTE))]
+        colour = next((slot for slot in slots if slot not in taken), slots[0])
+        _assigned[label] = colour
+    return colour
