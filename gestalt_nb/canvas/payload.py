@@ -24,19 +24,22 @@ def _short(text: str, limit: int) -> str:
 
 
 def _value(value: Any) -> Any:
-    if isinstance(value, (bool, int, float)) or value is None:
-        return value if not isinstance(value, float) or value == value and abs(value) != float("inf") else str(value)
-    if not isinstance(value, str):
-        value = json.dumps(value, ensure_ascii=False, default=str)
-    return _short(value, VALUE_CHARS)
+    if isinstance(value, str):
+        return value if len(value) <= VALUE_CHARS else value[: VALUE_CHARS - 1] + "…"
+    if isinstance(value, (bool, int)) or value is None:
+        return value
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else str(value)
+    return _short(json.dumps(value, ensure_ascii=False, default=str), VALUE_CHARS)
 
 
-def _properties(properties: dict[str, Any]) -> dict[str, Any]:
-    shown = display_properties(properties)
+def _properties(shown: dict[str, Any]) -> dict[str, Any]:
+    """Display-ready properties (see ``display_properties``), bounded in count and length."""
+    if len(shown) <= MAX_PROPERTIES:
+        return {key if len(key) <= 100 else key[:99] + "…": _value(value) for key, value in shown.items()}
     items = list(shown.items())
     out = {_short(str(key), 100): _value(value) for key, value in items[:MAX_PROPERTIES]}
-    if len(items) > MAX_PROPERTIES:
-        out["…"] = f"{len(items) - MAX_PROPERTIES} more properties (see the Table tab or .subgraph)"
+    out["…"] = f"{len(items) - MAX_PROPERTIES} more properties (see the Table tab or .subgraph)"
     return out
 
 
@@ -61,17 +64,18 @@ class Vocabulary:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
     def node(self, node: Node, caption_property: str, highlighted: bool) -> dict[str, Any]:
+        shown = display_properties(node.properties)
         item: dict[str, Any] = {
             "id": node.id,
-            "c": _short(caption(node.id, display_properties(node.properties), caption_property), CAPTION_CHARS),
+            "c": _short(caption(node.id, shown, caption_property), CAPTION_CHARS),
             "l": self._index(self.labels, node.labels[0] if node.labels else ""),
         }
         if len(node.labels) > 1:
             item["L"] = list(node.labels[1:])
         if highlighted:
             item["h"] = 1
-        if node.properties:
-            item["p"] = _properties(node.properties)
+        if shown:
+            item["p"] = _properties(shown)
         return item
 
     def edge(self, edge: Edge, highlighted: bool) -> dict[str, Any]:
@@ -80,7 +84,7 @@ class Vocabulary:
             item["h"] = 1
         properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}
         if properties:
-            item["p"] = _properties(properties)
+            item["p"] = _properties(display_properties(properties))
         return item
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -127,6 +127,8 @@ def render(subgraph: Subgraph, options: Settings | None = None, *, connection: C
 
 def display_properties(properties: dict[str, Any]) -> dict[str, Any]:
     """Properties as a person should read them: temporal maps become ISO-8601 text."""
+    if not any(isinstance(value, (dict, list)) for value in properties.values()):
+        return properties  # plain values (the common case) need no copy
     return {key: _display_value(value) for key, value in properties.items()}
 
 

@@ -22,7 +22,7 @@ def figure(subgraph: Subgraph, options: Settings) -> VizFigure:
     ]
     edges = []
     for edge in subgraph.edges.values():
-        properties = display_properties(edge.properties)
+        properties = dict(display_properties(edge.properties))  # a copy: the type is added below
         if edge.type:
             properties["type"] = edge.type
         edges.append({"id": edge.id, "source": edge.source, "target": edge.target, "properties": properties})
