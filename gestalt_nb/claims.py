@@ -189,7 +189,8 @@ class ClaimExplanation(Shown):
 
     @cached_property
     def subgraph(self) -> Subgraph:
-        subgraph = Subgraph(title=f"explanation of {self.data['claim_id']}")
+        claim_id = str(self.data["claim_id"])
+        subgraph = Subgraph(title=f"explanation of {claim_id if len(claim_id) <= 24 else claim_id[:23] + '…'}")
         for item in self.data["nodes"]:
             value = item["value"]
             if item["kind"] == "rule":

@@ -273,7 +273,7 @@ class JupyterPage:
             else:
                 idle_since = None
             time.sleep(0.15)
-        raise TimeoutError(f"the kernel of {self.path} was not idle within {timeout:.0f} s (state {self.kernel_state()})")
+        raise TimeoutError(f"the kernel of {self.path} was not idle within {timeout:.0f} s (sessions {self.server.api('GET', '/api/sessions')})")
 
     def menu(self, *names: str) -> None:
         """Click through the menu bar: ``menu("Run", "Run All Cells")``."""

@@ -160,3 +160,15 @@ def test_search_table_sorts_and_shows_polarity_and_world(shell, demo):
     agents = [line for line in ("hr-system", "news-crawler", "gestaltdb:rules") if line in view.content.value]
     order = sorted(agents, key=view.content.value.index)
     assert order == sorted(agents)
+
+
+def test_evidence_tables_read_at_a_900px_width(shell, demo):
+    """Short times and ids in the view (the frames keep them whole), so the table fits a notebook."""
+    from gestalt_nb.views.claim_views import evidence_frame
+
+    status = ClaimAPI(demo).status("bob", "BASED_IN", "nairobi", valid_time="2024-06-01T00:00:00Z")
+    shown = evidence_frame(status.supporting)
+    row, whole = shown.iloc[0], status.supporting.iloc[0]
+    assert row["version"].endswith("…") and len(row["version"]) <= 15 and whole["version_id"].startswith(row["version"][:-1])
+    assert "T00:00:00" not in row["valid"] and len(row["provenance"]) <= 60
+    assert row["source"] in ("", whole["source"]) and "None" not in str(list(row))

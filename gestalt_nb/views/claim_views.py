@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cached_property
 from typing import Any
 
@@ -26,6 +27,30 @@ def badge(result: ClaimStatus) -> str:
 
 #: What an evidence row shows; the statement itself is in the badge (the frames keep every column).
 EVIDENCE = ["agent", "source", "confidence", "valid", "system time", "world", "provenance", "claim_id", "version_id"]
+_MIDNIGHT = re.compile(r"T00:00:00(?:\.0+)?(?:Z|\+00:00)")
+_FRACTION = re.compile(r"(T\d\d:\d\d):\d\d(?:\.\d+)?")
+
+
+def _short_time(text: Any) -> Any:
+    """``2024-01-01T00:00:00Z`` → ``2024-01-01``; other times to the minute (the frames keep them whole)."""
+    return _FRACTION.sub(r"\1", _MIDNIGHT.sub("", text)) if isinstance(text, str) else text
+
+
+def _short_id(text: Any, keep: int = 14) -> Any:
+    return text[:keep] + "…" if isinstance(text, str) and len(text) > keep + 1 else text
+
+
+def evidence_frame(frame):
+    """The evidence columns made to read at a 900 px notebook width: short times and ids, bounded provenance."""
+    shown = frame[EVIDENCE].copy()
+    for column in ("valid", "system time"):
+        shown[column] = shown[column].map(_short_time)
+    for column in ("claim_id", "version_id"):
+        shown[column] = shown[column].map(_short_id)
+    shown["provenance"] = shown["provenance"].map(lambda text: h.shorten(text, 60))
+    for column in ("agent", "source", "confidence", "world"):
+        shown[column] = shown[column].map(lambda value: "" if value is None or value != value else value)
+    return shown.rename(columns={"claim_id": "claim", "version_id": "version"})
 
 
 def evidence_html(result: ClaimStatus, limit: int) -> str:
@@ -33,7 +58,12 @@ def evidence_html(result: ClaimStatus, limit: int) -> str:
     parts = [h.banner(notes)]
     for title, frame in (("Supporting", result.supporting), ("Refuting", result.refuting)):
         parts.append(f"<h4>{title} ({len(frame)})</h4>")
-        parts.append(h.table(frame[EVIDENCE], limit) if len(frame) else "<p><i>none</i></p>")
+        if len(frame):
+            table = h.table(evidence_frame(frame), limit)
+            parts.append(f'<div style="font-size:12px;max-width:100%;overflow-x:auto">{table}</div>')
+        else:
+            parts.append("<p><i>none</i></p>")
+    parts.append("<p><small>Times are shortened and ids cut here; <code>.supporting</code> / <code>.refuting</code> hold them whole.</small></p>")
     return "".join(parts)
 
 
