@@ -156,6 +156,9 @@ def load_ipython_extension(shell: Any) -> None:
     shell.register_magics(magics)
     if magics not in shell.configurables:
         shell.configurables.append(magics)
+    from .completion import register
+
+    register(shell)
 
 
 def unload_ipython_extension(shell: Any) -> None:
