@@ -139,7 +139,7 @@ def cypher_offer(before: str, query: str, words: Vocabulary, params: list[str]) 
     """Completions for Cypher text ``before`` the cursor (``query`` is the whole query)."""
     read = mask(before)
     if read.open_kind is not None:
-        return None  # inside a string, a `name` or a comment: nothing to offer
+        return Offer("", [])  # inside a string, a `name` or a comment: nothing to offer
     masked = read.text
     fragment = _WORD.search(masked).group(0)
     head = masked[: len(masked) - len(fragment)]
@@ -169,7 +169,7 @@ def cypher_offer(before: str, query: str, words: Vocabulary, params: list[str]) 
         pool = [p for name in names for p in table.get(name, ())] if names else [p for v in table.values() for p in v]
         return Offer(fragment, _filter(fragment, [(p, "property") for p in sorted(set(pool))]))
     if re.search(r"[\w)\]}'\"]\s*$", head) and not fragment and head and not head[-1].isspace():
-        return None  # right after a name or a closing bracket: nothing sensible to add
+        return Offer("", [])  # right after a name or a closing bracket: nothing sensible to add
     items = [(name, "variable") for name in bound_variables(whole)]
     items += [(keyword, "keyword") for keyword in KEYWORDS]
     items += [(f"{name}(", "function") for name in _FUNCTIONS]
@@ -292,7 +292,12 @@ def offer(full_text: str, offset: int, namespace: Mapping[str, Any]) -> Offer | 
 
 
 class CypherMatcher:
-    """The IPython matcher (API v2). Suppresses Python completions inside gestalt-nb Cypher."""
+    """The IPython matcher (API v2). Inside gestalt-nb Cypher, Python completions are kept out.
+
+    IPython lets a matcher suppress the others only when it has completions; when the cursor is in
+    Cypher with nothing to offer (no labels known, inside a string), this matcher — which runs
+    first — disables the other matchers for that one request and re-enables them on the next.
+    """
 
     matcher_api_version = 2
     matcher_priority = 100
@@ -301,14 +306,33 @@ class CypherMatcher:
     def __init__(self, shell: Any) -> None:
         self.shell = shell
         self.__qualname__ = self.matcher_identifier  # IPython reads it even when an identifier is set
+        self._silenced: list[str] = []
+
+    def _restore(self, completer: Any) -> None:
+        for identifier in self._silenced:
+            while identifier in completer.disable_matchers:
+                completer.disable_matchers.remove(identifier)
+        self._silenced = []
+
+    def _silence(self, completer: Any) -> None:
+        from IPython.core.completer import _get_matcher_id
+
+        others = [_get_matcher_id(m) for m in completer.matchers if m is not self]
+        self._silenced = [i for i in others if i not in completer.disable_matchers and i != self.matcher_identifier]
+        completer.disable_matchers.extend(self._silenced)
 
     def __call__(self, context: Any) -> dict[str, Any]:
         from IPython.core.completer import SimpleCompletion
 
+        completer = getattr(self.shell, "Completer", None)
         try:
+            if completer is not None:
+                self._restore(completer)
             lines = context.full_text.split("\n")
             offset = sum(len(line) + 1 for line in lines[: context.cursor_line]) + context.cursor_position
             found = offer(context.full_text, offset, getattr(self.shell, "user_ns", {}))
+            if found is not None and not found.items and completer is not None:
+                self._silence(completer)
         except Exception:  # completion must never raise into the frontend
             found = None
         if found is None:
@@ -327,7 +351,8 @@ def register(shell: Any) -> None:
     completer = getattr(shell, "Completer", None)
     if completer is None:
         return
-    completer.custom_matchers[:] = [
-        m for m in completer.custom_matchers if getattr(m, "matcher_identifier", None) != CypherMatcher.matcher_identifier
-    ]
+    for old in [m for m in completer.custom_matchers if getattr(m, "matcher_identifier", None) == CypherMatcher.matcher_identifier]:
+        if isinstance(old, CypherMatcher):
+            old._restore(completer)
+        completer.custom_matchers.remove(old)
     completer.custom_matchers.append(CypherMatcher(shell))

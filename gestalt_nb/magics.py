@@ -359,11 +359,11 @@ class GestaltMagic(Magics, Configurable):
         if args.explain:
             if args.save:
                 raise GestaltError("--save keeps a query that ran; --explain runs nothing. Drop one of them.")
-            from .explain import explain
+            from .plan import explain
 
             return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
         if settings.warn_slow:
-            from .explain import slow_warning
+            from .plan import slow_warning
 
             warning = slow_warning(connection, query or "", limit=args.limit)
             if warning:
