@@ -508,7 +508,7 @@ def explain(
     if logical is not None:
         explainer.plan(logical, 0, set(), True)
     if prepared.limit_added:
-        note = f"gestalt-nb adds LIMIT {row_limit + 1:,} (row limit {row_limit:,})"
+        note = f"gestalt-nb adds LIMIT {row_limit + 1} (row limit {row_limit:,})"
     elif prepared.writes:
         note = "no LIMIT added (writes are never limited; only returned rows are cut)"
     elif prepared.own_limit is not None:
