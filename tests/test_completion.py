@@ -118,6 +118,15 @@ def test_magic_options_and_their_values(shell, demo):
     assert texts(shell, "%%gcypher --alias ") == ["demo"]
     assert set(texts(shell, "%%gcypher --renderer ")) == set(RENDERERS)
     assert texts(shell, "%gcypher --ex") == ["--explain"]
+    shell.user_ns["who_params"] = {"name": "x"}
+    assert "who_params" in texts(shell, "%%gcypher -P who_")
+    from gestalt_nb import snippets
+
+    snippets.save("staff_list", "MATCH (p:Person) RETURN p", ["p"])
+    try:
+        assert texts(shell, "%%gcypher --with sta") == ["staff_list"]
+    finally:
+        snippets.SNIPPETS.pop("staff_list")
 
 
 def test_line_magic_completes_after_its_options(shell, demo):
