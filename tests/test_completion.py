@@ -203,3 +203,32 @@ def test_completion_reads_the_cached_sample_not_the_graph(shell, demo):
     run(shell, "%gschema --refresh")
     assert "Zebra" in texts(shell, "%%gcypher\nMATCH (n:")
     assert texts(shell, "%%gcypher\nMATCH (z:Zebra) RETURN z.") == ["stripes"]
+
+
+def test_a_real_kernel_answers_complete_requests(tmp_path):
+    """What JupyterLab, Notebook 7 and VS Code send: a complete_request to an ipykernel."""
+    import os
+    from pathlib import Path
+
+    from jupyter_client.manager import start_new_kernel
+
+    here = str(Path(gestalt_nb.__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))}
+    manager, client = start_new_kernel(kernel_name="python3", env=env)
+    printed = []
+    try:
+        client.execute_interactive(
+            f"import gestalt_nb\n%load_ext gestalt_nb\n%gestalt demo {tmp_path / 'demo'}\nprint(gestalt_nb.__file__)",
+            timeout=60,
+            output_hook=lambda msg: printed.append(msg["content"].get("text", "")),
+        )
+        assert here in "".join(printed)  # the kernel loaded this checkout
+        cell = "%%gcypher\nMATCH (p:Person)-[r:WO"
+        reply = client.complete(cell, len(cell), reply=True, timeout=30)["content"]
+        assert reply["status"] == "ok" and reply["matches"] == ["WORKS_FOR"]
+        assert (reply["cursor_start"], reply["cursor_end"]) == (len(cell) - 2, len(cell))
+        types = reply["metadata"].get("_jupyter_types_experimental", [])
+        assert [t["type"] for t in types] == ["relationship type"]
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
