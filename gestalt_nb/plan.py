@@ -236,7 +236,7 @@ class _Explainer:
         stats = self.db.index_statistics()
         self.indexed = set(stats.get("indexed_node_properties", ()))
         self.counts: dict[str | None, int | None] = {}
-        self.lines: list[str] = []
+        self.items: list[tuple[int, str]] = []
         self.warnings: list[SlowShape] = []
         try:
             self.schema_rels = connection.graph.get_structured_schema.get("relationships", [])
@@ -274,7 +274,28 @@ class _Explainer:
 
     # -- the tree ------------------------------------------------------------------------------
     def add(self, depth: int, text: str) -> None:
-        self.lines.append("   " * depth + ("└─ " if depth else "") + text)
+        self.items.append((depth, text))
+
+    def tree(self) -> list[str]:
+        """The items as a tree: ├─ for a child with siblings after it, └─ for the last, │ to continue."""
+        lines = []
+        for index, (depth, text) in enumerate(self.items):
+            prefix = ""
+            for level in range(1, depth + 1):
+                later = (d for d, _ in self.items[index + 1 :])
+                more = False
+                for d in later:
+                    if d < level:
+                        break
+                    if d == level:
+                        more = True
+                        break
+                if level == depth:
+                    prefix += "├─ " if more else "└─ "
+                else:
+                    prefix += "│  " if more else "   "
+            lines.append(prefix + text)
+        return lines
 
     def plan(self, plan: Any, depth: int, bound: set[str], final: bool) -> None:
         state = {"bound": bound, "scan": None, "limited": False, "sources": []}
@@ -525,7 +546,7 @@ def explain(
         row_limit=row_limit,
         writes=prepared.writes,
         limit_note=note,
-        tree=explainer.lines,
+        tree=explainer.tree(),
         warnings=unique,
         columns=tuple(logical.columns) if logical is not None else (),
     )
