@@ -27,14 +27,17 @@ __all__ = [
     "connection",
     "create",
     "demo",
+    "explain",
     "explore",
     "last_result",
     "load_edges",
     "load_graph_documents",
     "load_ipython_extension",
+    "query_history",
     "load_nodes",
     "render",
     "run",
+    "saved_snippets",
     "schema",
     "settings",
     "show",
@@ -72,9 +75,38 @@ def connection(alias: str | None = None) -> Connection:
 
 def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
-    result = REGISTRY.get(alias).run(query, params, **options)
+    from . import history
+
+    connection = REGISTRY.get(alias)
+    try:
+        result = connection.run(query, params, **options)
+    except GestaltError as exc:
+        history.record_failure(connection.alias, query, exc, write=bool(options.get("write")))
+        raise
+    history.record(result)
     REGISTRY.last_result = result
     return result
+
+
+def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+    """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
+    from .plan import explain as _explain
+
+    return _explain(REGISTRY.get(alias), query, params, **options)
+
+
+def query_history(last: int | None = None):
+    """This kernel's queries as a DataFrame (``%ghistory``)."""
+    from . import history as _history
+
+    return _history.frame(last)
+
+
+def saved_snippets():
+    """The saved query snippets as a DataFrame (``%gsnippets``)."""
+    from . import snippets as _snippets
+
+    return _snippets.frame()
 
 
 def schema(alias: str | None = None, **options: Any):
@@ -157,6 +189,9 @@ def load_ipython_extension(shell: Any) -> None:
     shell.register_magics(magics)
     if magics not in shell.configurables:
         shell.configurables.append(magics)
+    from .completion import register
+
+    register(shell)
 
 
 def unload_ipython_extension(shell: Any) -> None:

@@ -63,20 +63,26 @@ def _gestalt_parser() -> _Parser:
         ("demo", "build (or reopen) the bundled demo graph"),
     ):
         command = sub.add_parser(name, help=help_text, add_help=False)
-        command.add_argument("path", nargs="?" if name == "demo" else None)
-        command.add_argument("--alias")
-        command.add_argument("--map-size")
-        command.add_argument("--claim-writes", action="store_true", help="allow %%claims writes without --write")
+        where = "directory to build the demo in (a temp dir when left out)" if name == "demo" else "the database directory"
+        command.add_argument("path", nargs="?" if name == "demo" else None, help=where)
+        command.add_argument("--alias", help="name for the connection (the directory name by default)")
+        command.add_argument("--map-size", help="LMDB map size, e.g. 16GiB (GestaltMagic.map_size by default)")
+        command.add_argument("--claim-writes", action="store_true", help="allow claim writes without a per-command --write")
         if name == "create":
-            command.add_argument("--backend", default="lmdb")
-    use = sub.add_parser("use", add_help=False)
-    use.add_argument("variable")
-    use.add_argument("--alias")
-    sub.add_parser("switch", add_help=False).add_argument("alias")
-    sub.add_parser("list", add_help=False)
-    sub.add_parser("close", add_help=False).add_argument("alias", nargs="?")
-    sub.add_parser("info", add_help=False).add_argument("alias", nargs="?")
-    sub.add_parser("tools", add_help=False).add_argument("alias", nargs="?")
+            command.add_argument("--backend", default="lmdb", help="storage backend")
+    use = sub.add_parser("use", help="borrow a GestaltDBGraph or GraphDB from your namespace (never closed here)", add_help=False)
+    use.add_argument("variable", help="name of the variable holding the graph")
+    use.add_argument("--alias", help="name for the connection (the variable name by default)")
+    sub.add_parser("switch", help="make another open connection current", add_help=False).add_argument(
+        "alias", help="the connection to make current")
+    sub.add_parser("list", help="the open connections and which is current", add_help=False)
+    for name, help_text in (
+        ("close", "close an owned database (a borrowed one is only forgotten)"),
+        ("info", "path, backend, map size and property indexes"),
+        ("tools", "the tools an agent gets on this connection, with their caps"),
+    ):
+        sub.add_parser(name, help=help_text, add_help=False).add_argument(
+            "alias", nargs="?", help="a connection (the current one when left out)")
     return parser
 
 
@@ -84,48 +90,53 @@ def _claims_parser() -> _Parser:
     parser = _Parser(prog="%claims", add_help=False)
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
 
-    def command(name: str, *positional: str, horizon: bool = True, commit: bool = False) -> _Parser:
-        cmd = sub.add_parser(name, add_help=False)
-        for item in positional:
-            cmd.add_argument(item)
-        cmd.add_argument("--alias")
-        cmd.add_argument("-o", "--out")
+    def command(name: str, help_text: str, *positional: tuple[str, str], horizon: bool = True, commit: bool = False) -> _Parser:
+        cmd = sub.add_parser(name, help=help_text, add_help=False)
+        for item, meaning in positional:
+            cmd.add_argument(item, help=meaning)
+        cmd.add_argument("--alias", help="connection to use instead of the current one")
+        cmd.add_argument("-o", "--out", help="store the result in this variable")
         if horizon:
-            cmd.add_argument("--valid-time")
-            cmd.add_argument("--system-time")
+            cmd.add_argument("--valid-time", help="ISO-8601 time the claim must hold at (default: now)")
+            cmd.add_argument("--system-time", help="ISO-8601 knowledge horizon: what was known then")
         if commit:
-            cmd.add_argument("--through-commit", type=int)
+            cmd.add_argument("--through-commit", type=int, help="knowledge horizon as a commit number")
         return cmd
 
     def filters(cmd: _Parser) -> None:
-        for option in ("--world", "--agent", "--source"):
-            cmd.add_argument(option)
+        cmd.add_argument("--world", help="only claims in this world")
+        cmd.add_argument("--agent", help="only claims by this agent")
+        cmd.add_argument("--source", help="only claims from this source")
         cmd.add_argument("--literal", action="store_true", help="the object is a JSON literal, not an entity id")
 
-    filters(command("status", "subject", "predicate", "object", commit=True))
-    search = command("search", commit=True)
+    triple = (("subject", "subject entity id"), ("predicate", "predicate name"), ("object", "object entity id or literal"))
+    filters(command("status", "four-valued status with supporting and refuting evidence", *triple, commit=True))
+    search = command("search", "claims matching the filters, as a table", commit=True)
     filters(search)
-    for option in ("--subject", "--predicate", "--object", "--statement-id"):
-        search.add_argument(option)
-    search.add_argument("--polarity", choices=("positive", "negative"))
-    command("explain", "claim_id")
-    command("history", "claim_id", horizon=False)
-    write = command("assert", "subject", "predicate", "object", horizon=False)
+    search.add_argument("--subject", help="subject entity id")
+    search.add_argument("--predicate", help="predicate name")
+    search.add_argument("--object", help="object entity id or literal")
+    search.add_argument("--statement-id", help="one statement's id")
+    search.add_argument("--polarity", choices=("positive", "negative"), help="assertions or denials only")
+    command("explain", "the derivation of a claim, drawn", ("claim_id", "the claim (version) id"))
+    command("history", "every version of a claim", ("claim_id", "the claim id"), horizon=False)
+    write = command("assert", "assert or deny a claim (a write)", *triple, horizon=False)
     filters(write)
-    write.add_argument("--polarity", choices=("positive", "negative"))
-    write.add_argument("--provenance", default=None)
-    write.add_argument("--confidence", type=float)
+    write.add_argument("--polarity", choices=("positive", "negative"), help="assert (positive) or deny (negative)")
+    write.add_argument("--provenance", default=None, help="JSON object saying where the claim comes from")
+    write.add_argument("--confidence", type=float, help="confidence between 0 and 1")
     for name in ("correct", "retract"):
-        cmd = command(name, "claim_id", horizon=False)
-        cmd.add_argument("--supersedes", required=True)
+        meaning = "a corrected version of a claim (a write)" if name == "correct" else "retract a claim (a write)"
+        cmd = command(name, meaning, ("claim_id", "the claim id"), horizon=False)
+        cmd.add_argument("--supersedes", required=True, help="the version id being replaced")
         if name == "correct":
-            cmd.add_argument("--confidence", type=float)
-            cmd.add_argument("--provenance")
+            cmd.add_argument("--confidence", type=float, help="confidence between 0 and 1")
+            cmd.add_argument("--provenance", help="JSON object saying where the correction comes from")
         else:
-            cmd.add_argument("--reason")
+            cmd.add_argument("--reason", help="why it is retracted")
     for cmd in (write, sub.choices["correct"], sub.choices["retract"]):
-        cmd.add_argument("--valid-from")
-        cmd.add_argument("--valid-to")
+        cmd.add_argument("--valid-from", help="ISO-8601 start of validity")
+        cmd.add_argument("--valid-to", help="ISO-8601 end of validity (open when left out)")
         cmd.add_argument("--write", action="store_true", help="required: claim writes are explicit")
     return parser
 
@@ -137,15 +148,83 @@ def _gcypher_parser() -> _Parser:
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
-    parser.add_argument("--renderer", choices=RENDERERS)
+    parser.add_argument("--renderer", choices=RENDERERS, help="graph renderer for this result")
     parser.add_argument("--display-limit", type=int, help="rows shown in the table")
     parser.add_argument("--max-nodes", type=int, help="nodes drawn before the graph is cut")
     parser.add_argument("--max-edges", type=int, help="relationships drawn before the graph is cut")
+    parser.add_argument("--explain", action="store_true", help="show the plan, the LIMIT added and slow-shape warnings; run nothing")
+    parser.add_argument("--save", metavar="NAME", help="run the cell, then keep its query as snippet NAME")
+    parser.add_argument("--with", dest="with_", metavar="NAME", action="append", default=[],
+                        help="compose snippet NAME in front: CALL { snippet } cell")
+    return parser
+
+
+def _gschema_parser() -> _Parser:
+    parser = _Parser(prog="%gschema", add_help=False)
+    parser.add_argument("alias", nargs="?", help="a connection (the current one when left out)")
+    parser.add_argument("--refresh", action="store_true", help="re-sample the cached schema (after writes)")
+    parser.add_argument("--nodes", type=int, help="nodes in the sample (adapter default 100)")
+    parser.add_argument("--edges", type=int, help="relationships in the sample (adapter default 100)")
+    parser.add_argument("--exhaustive", action="store_true", help="inspect every node and relationship (slow on big graphs)")
+    parser.add_argument("-o", "--out", help="store the SchemaResult in this variable")
+    return parser
+
+
+def _gexplore_parser() -> _Parser:
+    parser = _Parser(prog="%gexplore", add_help=False)
+    parser.add_argument("node_id", nargs="?", help="node to start from (pick one in the widget when left out)")
+    parser.add_argument("alias", nargs="?", help="a connection (the current one when left out)")
+    parser.add_argument("--budget", type=int, default=200, help="nodes drawn before expansion stops")
+    parser.add_argument("--sample", type=int, default=10, help="neighbours per node and type on each expansion")
+    return parser
+
+
+def _gretrieve_parser() -> _Parser:
+    parser = _Parser(prog="%gretrieve", add_help=False)
+    parser.add_argument("query", nargs="?", default="", help="the retrieval query text")
+    parser.add_argument("--seed-label", help="label of the seed nodes (with --seed-property)")
+    parser.add_argument("--seed-property", help="indexed property matched against the query")
+    parser.add_argument("--seed-ids", help="comma-separated seed node ids")
+    parser.add_argument("--hop", action="append", default=[], help="TYPE[:out|in|any[:N]], one per hop")
+    parser.add_argument("--max-entities", type=int, help="entities kept in the result")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("-o", "--out", help="store the retrieval in this variable")
+    return parser
+
+
+def _gload_parser() -> _Parser:
+    parser = _Parser(prog="%gload", add_help=False)
+    parser.add_argument("kind", choices=("nodes", "edges"), help="what the rows are")
+    parser.add_argument("frame", help="name of the pandas DataFrame variable")
+    parser.add_argument("--id", help="column of ids (required for nodes; optional for edges)")
+    parser.add_argument("--label", help="one label for every node")
+    parser.add_argument("--label-column", help="column holding each node's label")
+    parser.add_argument("--source", help="column of start node ids (edges)")
+    parser.add_argument("--target", help="column of end node ids (edges)")
+    parser.add_argument("--type", help="one relationship type for every edge")
+    parser.add_argument("--type-column", help="column holding each edge's type")
+    parser.add_argument("--properties", help="comma-separated columns (default: all others)")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    return parser
+
+
+def _ghistory_parser() -> _Parser:
+    parser = _Parser(prog="%ghistory", add_help=False)
+    parser.add_argument("-o", "--out", help="store the history DataFrame in this variable")
+    parser.add_argument("-n", "--last", type=int, help="only the last N queries")
+    parser.add_argument("--clear", action="store_true", help="forget the history")
+    return parser
+
+
+def _gsnippets_parser() -> _Parser:
+    parser = _Parser(prog="%gsnippets", add_help=False)
+    parser.add_argument("-o", "--out", help="store the snippets DataFrame in this variable")
+    parser.add_argument("--drop", metavar="NAME", help="forget snippet NAME")
     return parser
 
 
 #: Options of %gcypher that take a value; used to find where a line magic's query begins.
-_VALUE_OPTIONS = {"-o", "--out", "--limit", "-P", "--params", "--alias", "--renderer", "--display-limit", "--max-nodes", "--max-edges"}
+_VALUE_OPTIONS = {option for action in _gcypher_parser()._actions if action.nargs != 0 for option in action.option_strings}
 _TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\{[^}]*\}|\S+)""")
 
 
@@ -172,7 +251,7 @@ class GestaltMagic(Magics, Configurable):
 
     row_limit = Int(settings.row_limit, help="Rows a query may return before it is cut (work bound).").tag(config=True)
     display_limit = Int(settings.display_limit, help="Rows shown in tables (display bound).").tag(config=True)
-    renderer = Enum(RENDERERS, settings.renderer, help="Graph renderer: gestaltdb (default) or pyvis.").tag(config=True)
+    renderer = Enum(RENDERERS, settings.renderer, help="Graph renderer: canvas (default), gestaltdb or pyvis.").tag(config=True)
     caption_property = Unicode(settings.caption_property, help="Node property used as caption.").tag(config=True)
     graph_height = Int(settings.graph_height, help="Graph height in pixels.").tag(config=True)
     max_nodes = Int(settings.max_nodes, help="Nodes drawn before the graph is cut.").tag(config=True)
@@ -181,6 +260,7 @@ class GestaltMagic(Magics, Configurable):
     json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
     short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
     map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
+    warn_slow = Bool(settings.warn_slow, help="Warn (one line) before running a query with a known slow shape.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         Configurable.__init__(self, config=shell.config if shell is not None else None)
@@ -268,11 +348,32 @@ class GestaltMagic(Magics, Configurable):
     @_user_errors
     def gcypher(self, line: str, cell: str | None = None):
         """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
+        from . import history, snippets
+
         options_text, query = (line, cell) if cell is not None else split_line(line)
         args = _gcypher_parser().parse_args(_words(options_text))
+        if args.with_:
+            query = snippets.compose(query or "", args.with_)
         params = self._params(args.params) if args.params else None
         connection = REGISTRY.get(args.alias)
-        result = connection.run(query or "", params, write=args.write, limit=args.limit)
+        if args.explain:
+            if args.save:
+                raise GestaltError("--save keeps a query that ran; --explain runs nothing. Drop one of them.")
+            from .plan import explain
+
+            return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
+        if settings.warn_slow:
+            from .plan import slow_warning
+
+            warning = slow_warning(connection, query or "", limit=args.limit)
+            if warning:
+                print(warning)
+        try:
+            result = connection.run(query or "", params, write=args.write, limit=args.limit)
+        except GestaltError as exc:
+            history.record_failure(connection.alias, query or "", exc, write=args.write)
+            raise
+        history.record(result)
         result.view_options = {
             "renderer": args.renderer,
             "display_limit": args.display_limit,
@@ -281,20 +382,54 @@ class GestaltMagic(Magics, Configurable):
         }
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
+        if args.save:
+            snippets.save(args.save, query, result.columns, connection.alias)
         return self._keep(result, args.out)
+
+    # -- %ghistory, %gsnippets ------------------------------------------------------
+    @line_magic
+    @_user_errors
+    def ghistory(self, line: str):
+        """The queries this kernel ran."""
+        from . import history
+
+        args = _ghistory_parser().parse_args(_words(line))
+        if args.clear:
+            history.clear()
+            print("History cleared.")
+            return None
+        if args.last is not None and args.last < 1:
+            raise GestaltError(f"-n must be a positive whole number, not {args.last}.")
+        frame = history.frame(args.last)
+        if args.out:
+            self._store(args.out, frame)
+        return frame
+
+    @line_magic
+    @_user_errors
+    def gsnippets(self, line: str):
+        """The saved query snippets."""
+        from . import snippets
+
+        args = _gsnippets_parser().parse_args(_words(line))
+        if args.drop:
+            snippets.drop(args.drop)
+            print(f"Dropped snippet '{args.drop}'.")
+            return None
+        frame = snippets.frame()
+        if args.out:
+            self._store(args.out, frame)
+        if frame.empty:
+            print("No snippets yet. Save one with %%gcypher --save NAME, use it with %%gcypher --with NAME.")
+            return None
+        return frame
 
     # -- %gschema, %gexplore, %gretrieve ------------------------------------------
     @line_magic
     @_user_errors
     def gschema(self, line: str):
         """Show the schema sample: meta-graph, labels, relationship types, indexes."""
-        parser = _Parser(prog="%gschema", add_help=False)
-        parser.add_argument("alias", nargs="?")
-        parser.add_argument("--refresh", action="store_true")
-        parser.add_argument("--nodes", type=int)
-        parser.add_argument("--edges", type=int)
-        parser.add_argument("--exhaustive", action="store_true")
-        parser.add_argument("-o", "--out")
+        parser = _gschema_parser()
         args = parser.parse_args(_words(line))
         result = REGISTRY.get(args.alias).schema(refresh=args.refresh, nodes=args.nodes, edges=args.edges, exhaustive=args.exhaustive)
         return self._keep(result, args.out)
@@ -306,11 +441,7 @@ class GestaltMagic(Magics, Configurable):
         from .explorer import Explorer
         from .views.explorer_view import ExplorerView
 
-        parser = _Parser(prog="%gexplore", add_help=False)
-        parser.add_argument("node_id", nargs="?")
-        parser.add_argument("alias", nargs="?")
-        parser.add_argument("--budget", type=int, default=200)
-        parser.add_argument("--sample", type=int, default=10)
+        parser = _gexplore_parser()
         args = parser.parse_args(_words(line))
         explorer = Explorer(REGISTRY.get(args.alias), node_budget=args.budget, sample_size=args.sample)
         if args.node_id:
@@ -323,15 +454,7 @@ class GestaltMagic(Magics, Configurable):
         """Run a GestaltDBRetriever and draw its paths from the seeds."""
         from .retrieval import parse_hop, retrieve
 
-        parser = _Parser(prog="%gretrieve", add_help=False)
-        parser.add_argument("query", nargs="?", default="")
-        parser.add_argument("--seed-label")
-        parser.add_argument("--seed-property")
-        parser.add_argument("--seed-ids")
-        parser.add_argument("--hop", action="append", default=[])
-        parser.add_argument("--max-entities", type=int)
-        parser.add_argument("--alias")
-        parser.add_argument("-o", "--out")
+        parser = _gretrieve_parser()
         args = parser.parse_args(_words(line))
         connection = REGISTRY.get(args.alias)
         options: dict[str, Any] = {"hops": tuple(parse_hop(hop) for hop in args.hop)}
@@ -352,18 +475,7 @@ class GestaltMagic(Magics, Configurable):
         """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
         from . import loading
 
-        parser = _Parser(prog="%gload", add_help=False)
-        parser.add_argument("kind", choices=("nodes", "edges"))
-        parser.add_argument("frame")
-        parser.add_argument("--id")
-        parser.add_argument("--label")
-        parser.add_argument("--label-column")
-        parser.add_argument("--source")
-        parser.add_argument("--target")
-        parser.add_argument("--type")
-        parser.add_argument("--type-column")
-        parser.add_argument("--properties", help="comma-separated columns (default: all others)")
-        parser.add_argument("--alias")
+        parser = _gload_parser()
         args = parser.parse_args(_words(line))
         frame = self._evaluate(args.frame, "%gload")
         if not hasattr(frame, "to_dict") or not hasattr(frame, "columns"):
@@ -417,10 +529,13 @@ class GestaltMagic(Magics, Configurable):
     def _keep(self, result: Any, out: str | None) -> Any:
         REGISTRY.last_result = result
         if out:
-            if not out.isidentifier():
-                raise GestaltError(f"-o needs a Python variable name, not {out!r}.")
-            self.shell.user_ns[out] = result
+            self._store(out, result)
         return result
+
+    def _store(self, out: str, value: Any) -> None:
+        if not out.isidentifier():
+            raise GestaltError(f"-o needs a Python variable name, not {out!r}.")
+        self.shell.user_ns[out] = value
 
     def _params(self, expression: str) -> dict[str, Any]:
         value = self._evaluate(expression, "-P")
@@ -429,3 +544,40 @@ class GestaltMagic(Magics, Configurable):
                 f"-P must give a dict with string keys (got {type(value).__name__}); e.g. -P \"{{'name': 'Ada'}}\"."
             )
         return dict(value)
+
+
+#: (magic, parser, what it does, one example, usage override) — the source of every ``%magic?`` page.
+HELP = (
+    ("gestalt", _gestalt_parser, "Manage GestaltDB connections; the newest one is current.",
+     "%gestalt demo\n%gestalt open ./graph --map-size 16GiB --alias g", None),
+    ("gcypher", _gcypher_parser,
+     "Run Cypher on the current connection: read-only unless --write, at most --limit rows (a LIMIT is pushed "
+     "into reads), shown as Graph | Table | JSON | Info. Tab completes labels, relationship types, properties, "
+     "$parameters and options from the schema sample.",
+     "%%gcypher -o people --limit 50\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c",
+     "%%gcypher [options]  +  Cypher in the cell body   |   %gcypher [options] QUERY"),
+    ("gschema", _gschema_parser, "Show the schema sample: meta-graph, labels, relationship types, indexes.",
+     "%gschema --nodes 1000 -o schema", None),
+    ("gexplore", _gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
+     "%gexplore alice --budget 100 --sample 5", None),
+    ("gretrieve", _gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",
+     "%gretrieve 'who works with Alice' --seed-ids alice --hop KNOWS:out --hop WORKS_FOR", None),
+    ("gload", _gload_parser, "Load a pandas DataFrame as nodes or relationships, in one transaction.",
+     "%gload nodes people --id pid --label Person --properties name,age", None),
+    ("claims", _claims_parser, "Sourced, bitemporal claims: read them, and write them only with --write.",
+     "%claims status alice works_at acme --valid-time 2024-06-01T00:00:00Z", None),
+    ("ghistory", _ghistory_parser, "The queries this kernel ran: text, connection, rows, time, truncated, errors.",
+     "%ghistory -n 10 -o runs", None),
+    ("gsnippets", _gsnippets_parser, "The query snippets saved with %%gcypher --save NAME (used with --with NAME).",
+     "%gsnippets\n%gsnippets --drop people", None),
+)
+
+
+def _document() -> None:
+    from .magic_help import document
+
+    for name, parser, summary, example, usage in HELP:
+        document(getattr(GestaltMagic, name), parser(), summary, example, usage)
+
+
+_document()

@@ -36,6 +36,8 @@ class Settings:
     short_errors: bool = True
     #: LMDB map size passed on every create and open (GestaltDB does not persist it).
     map_size: str = "4GiB"
+    #: Print a one-line warning before a %%gcypher run whose plan has a known slow shape.
+    warn_slow: bool = False
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied (unknown names are an error)."""

@@ -32,6 +32,7 @@ from gestaltdb.cypher_ast import (
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from langchain_gestaltdb import ReadOnlyQueryError
 
+from .cypher_text import bracket_problem, mask, position
 from .errors import GestaltError, caret_excerpt
 from .options import settings
 from .result import QueryResult
@@ -88,17 +89,90 @@ def _parse(query: str) -> Any:
         raise GestaltError(_located("Cypher syntax error", exc)) from exc
 
 
-#: Known gaps of GestaltDB's Cypher subset, each with the rewrite that works.
-_HINTS = (
-    (re.compile(r"\bWHERE\s+(?:NOT\s+)?\w+:\w+", re.IGNORECASE), "GestaltDB has no label predicates in WHERE; put the label in the pattern: MATCH (n:Label)."),
-    (re.compile(r"^\s*RETURN\b", re.IGNORECASE), "A query cannot start with RETURN here; write UNWIND [1] AS x RETURN ... instead."),
+_WRITE_WORD = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE|FOREACH)\b", re.IGNORECASE)
+_RETURN_WORD = re.compile(r"\bRETURN\b", re.IGNORECASE)
+_EXPLAIN_WORD = re.compile(r"^\s*(EXPLAIN|PROFILE)\b", re.IGNORECASE)
+_SHORTEST_IN_MATCH = re.compile(
+    r"\bMATCH\s+(?:(?P<name>[A-Za-z_]\w*)\s*=\s*)?(?P<fn>shortestPath|allShortestPaths)\s*\(", re.IGNORECASE
 )
+_LABEL_IN_WHERE = re.compile(r"\b(?:WHERE|AND|OR|XOR|NOT)\s+(?:NOT\s+)?(?P<var>[A-Za-z_]\w*)\s*:\s*(?P<label>[A-Za-z_]\w*)", re.IGNORECASE)
+_LEADING_PROJECTION = re.compile(r"^\s*(RETURN|WITH)\b", re.IGNORECASE)
+
+
+def diagnose(source: str) -> tuple[str, int | None] | None:
+    """What is wrong with Cypher the parser rejected, where it can be known, and where (an offset).
+
+    Checked in order: an unclosed quote, unbalanced brackets, EXPLAIN/PROFILE, shortestPath in a
+    MATCH, a label predicate in WHERE, a query starting with RETURN/WITH, a write without RETURN,
+    a read without RETURN. None when the text shows none of these.
+    """
+    read = mask(source)
+    if read.open_kind in ("'", '"', "`"):
+        what = "name quoted with `" if read.open_kind == "`" else f"string opened with {read.open_kind}"
+        return f"the {what} here is never closed; add the closing {read.open_kind}.", read.open_at
+    if read.open_kind == "/*":
+        return "the /* comment here is never closed; add */.", read.open_at
+    text = read.text
+    problem = bracket_problem(text)
+    if problem is not None:
+        return problem
+    if (found := _EXPLAIN_WORD.search(text)) is not None:
+        return (
+            f"GestaltDB's Cypher has no {found.group(1).upper()} keyword. To see the plan without running the "
+            "query, remove it and run the cell with %%gcypher --explain.",
+            found.start(1),
+        )
+    if (found := _SHORTEST_IN_MATCH.search(text)) is not None:
+        everything = found.group("fn").lower() == "allshortestpaths"
+        name = found.group("name") or "p"
+        selector = "ALL SHORTEST" if everything else "SHORTEST 1"
+        return (
+            f"{found.group('fn')}(...) is not a MATCH pattern here. Write MATCH {selector} {name} = (a)-[:TYPE*]-(b) ... "
+            f"(a path selector), or bind both ends first and use it as an expression: "
+            f"MATCH (a ...), (b ...) RETURN {found.group('fn')}((a)-[:TYPE*]-(b)) AS {name}.",
+            found.start("fn"),
+        )
+    if (found := _LABEL_IN_WHERE.search(text)) is not None:
+        var, label = found.group("var"), found.group("label")
+        return (
+            f"GestaltDB has no label predicates in WHERE ({var}:{label}); put the label in the pattern: "
+            f"MATCH ({var}:{label}) ... (for NOT, use a label expression: MATCH ({var}:!{label})).",
+            found.start("var"),
+        )
+    if (found := _LEADING_PROJECTION.search(text)) is not None:
+        word = found.group(1).upper()
+        return (
+            f"a query cannot start with {word} in GestaltDB (so a bare RETURN 1 fails); start from a row: "
+            f"UNWIND [1] AS _ {word} ...",
+            found.start(1),
+        )
+    if not _RETURN_WORD.search(text):
+        end = None  # at the end, where the parser stopped
+        writes = sorted({word.upper() for word in _WRITE_WORD.findall(text)})
+        if writes:
+            return (
+                f"this query writes ({', '.join(writes)}) but has no RETURN, and GestaltDB requires one after a write. "
+                "Add it yourself — gestalt-nb does not add one — e.g. RETURN n, or RETURN count(*) AS written.",
+                end,
+            )
+        return "this query has no RETURN; GestaltDB needs one at the end, e.g. RETURN n LIMIT 25.", end
+    return None
 
 
 def _located(kind: str, exc: CypherSyntaxError | CypherSemanticError) -> str:
-    text = f"{kind} at line {exc.line}, column {exc.column}: {exc.message}\n{caret_excerpt(exc.source, exc.line, exc.column)}"
-    hints = [hint for pattern, hint in _HINTS if pattern.search(exc.source)]
-    return "\n".join([text, *hints])
+    found = diagnose(exc.source) if isinstance(exc, CypherSyntaxError) else None
+    if found is None:
+        message = exc.message
+        if message == "Unsupported Cypher query":
+            message = (
+                "GestaltDB's Cypher parser cannot read the query from here (it supports a subset of Cypher; "
+                "python -m gestaltdb.agent_docs get cypher lists it)"
+            )
+        line, column = exc.line, exc.column
+    else:
+        message, offset = found
+        line, column = (exc.line, exc.column) if offset is None else position(exc.source, offset)
+    return f"{kind} at line {line}, column {column}: {message}\n{caret_excerpt(exc.source, line, column)}"
 
 
 def prepare(query: str, row_limit: int) -> Prepared:

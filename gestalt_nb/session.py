@@ -82,6 +82,12 @@ class Connection:
 
         return run(self, query, params, **options)
 
+    def explain(self, query: str, params: dict[str, Any] | None = None, **options: Any):
+        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.plan.explain`."""
+        from .plan import explain
+
+        return explain(self, query, params, **options)
+
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
         from .graph_schema import schema

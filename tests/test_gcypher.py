@@ -216,20 +216,21 @@ def test_syntax_error_shows_line_column_and_caret(shell, demo):
 @pytest.mark.parametrize(
     ("query", "hint"),
     [
-        ("MATCH (p) WHERE p:Person RETURN p", "put the label in the pattern: MATCH (n:Label)."),
-        ("RETURN 1 AS one", "write UNWIND [1] AS x RETURN ... instead."),
+        ("MATCH (p) WHERE p:Person RETURN p", "put the label in the pattern: MATCH (p:Person)"),
+        ("RETURN 1 AS one", "start from a row: UNWIND [1] AS _ RETURN ..."),
     ],
 )
 def test_known_dialect_gaps_come_with_the_rewrite(shell, demo, query, hint):
     with pytest.raises(UsageError, match="Cypher syntax error") as caught:
         run(shell, f"%gcypher {query}")
-    assert str(caught.value).endswith(hint)
+    assert hint in str(caught.value)
 
 
 def test_syntax_error_caret_points_at_the_column(shell, demo):
     with pytest.raises(UsageError) as caught:
         run(shell, "%gcypher MATCH (p:Person RETURN p")
-    assert str(caught.value).endswith("  MATCH (p:Person RETURN p\n                  ^")
+    # The caret marks the bracket that is never closed, not where the parser gave up.
+    assert str(caught.value).endswith("  MATCH (p:Person RETURN p\n        ^")
 
 
 def test_empty_cell_says_what_to_write(shell, demo):

@@ -1,0 +1,169 @@
+"""--explain: the plan, the LIMIT gestalt-nb adds, read-only or not, slow-shape warnings; nothing runs."""
+
+from __future__ import annotations
+
+import pytest
+from gestaltdb.graphdb import GraphDB, Node
+
+import gestalt_nb
+from gestalt_nb.plan import LARGE, QueryPlan
+
+from .conftest import raw, run
+from .test_gcypher import snapshot
+
+BIG = LARGE + 1
+
+
+@pytest.fixture(scope="module")
+def big_path(tmp_path_factory):
+    """More than LARGE :Person nodes (name indexed, email not) and a few :Tag nodes; no relationships."""
+    path = tmp_path_factory.mktemp("big") / "people"
+    db = GraphDB.create(path, backend="lmdb", backend_options={"map_size": 512 * 1024**2}, indexed_node_properties=["name"])
+    with db.transaction() as tx:
+        tx.put_nodes([Node(f"p{i}", labels=["Person"], properties={"name": f"P{i}", "email": f"p{i}@x.org"}) for i in range(BIG)])
+        tx.put_nodes([Node(f"t{i}", labels=["Tag"], properties={"name": f"T{i}"}) for i in range(3)])
+    db.close()
+    return path
+
+
+@pytest.fixture
+def big(shell, big_path):
+    run(shell, f"%gestalt open {big_path} --alias big")
+    return gestalt_nb.connection("big")
+
+
+def explain(shell, cell: str) -> QueryPlan:
+    found = run(shell, cell)
+    assert isinstance(found, QueryPlan)
+    return found
+
+
+def kinds(found: QueryPlan) -> list[str]:
+    return [warning.kind for warning in found.warnings]
+
+
+@pytest.mark.parametrize(
+    ("query", "kind", "rewrite"),
+    [
+        ("MATCH (a:Person)-[r]->(b) RETURN a, r, b", "untyped relationship", "-[r:"),
+        ("MATCH (a:Person)-[*1..3]-(b:Company) RETURN a, b", "untyped variable-length relationship", "-[:WORKS_FOR*1..3]-"),
+        ("MATCH (a:Person {name: 'Alice Chen'}), (c:Company) RETURN a, c", "cartesian product", "MATCH (a:Person"),
+        ("MATCH (a:Person) MATCH (p:Paper) RETURN a, p", "cartesian product", "-[:AUTHORED]-"),
+        ("MATCH (a:Person), (b:Person) RETURN shortestPath((a)-[*]-(b)) AS p", "untyped variable-length relationship", "-[:"),
+    ],
+)
+def test_each_slow_shape_is_warned_and_nothing_runs(shell, demo, query, kind, rewrite):
+    before = snapshot(demo)
+    found = explain(shell, f"%%gcypher --explain\n{query}")
+    assert kind in kinds(found)
+    warning = next(w for w in found.warnings if w.kind == kind)
+    assert rewrite in warning.rewrite and warning.reason
+    assert found.read_only and found.query.strip() == query
+    assert snapshot(demo) == before
+    assert gestalt_nb.query_history().empty or query not in set(gestalt_nb.query_history()["query"])
+
+
+def test_order_by_over_more_rows_than_the_limit_is_warned(shell, demo):
+    people = len(raw(demo, "MATCH (p:Person) RETURN p"))
+    query = "MATCH (p:Person) RETURN p.name AS name ORDER BY name"
+    found = explain(shell, f"%%gcypher --explain --limit {people - 1}\n{query}")
+    assert kinds(found) == ["ORDER BY over an unbounded match"]
+    assert f"{people} :Person nodes" in found.warnings[0].reason
+    assert explain(shell, f"%%gcypher --explain --limit {people}\n{query}").warnings == []  # all fit: no warning
+    bounded = "MATCH (p:Person) WITH p LIMIT 3 RETURN p.name AS name ORDER BY name"
+    assert explain(shell, f"%%gcypher --explain --limit 2\n{bounded}").warnings == []
+
+
+def test_large_label_scan_needs_an_index_for_its_equality(shell, big):
+    before = snapshot(big)
+    scan = explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person) WHERE p.email = 'p7@x.org' RETURN p")
+    assert kinds(scan) == ["large label scan without an index"]
+    assert "create_node_property_index('email')" in scan.warnings[0].rewrite
+    assert f"more than {LARGE:,} :Person nodes" in scan.warnings[0].reason
+    inline = explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person {email: $e}) RETURN p")
+    assert kinds(inline) == ["large label scan without an index"]
+    # an indexed equality seeks; a small label is fine; a plain streaming scan is bounded by the LIMIT
+    seek = explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person {name: 'P7'}) RETURN p")
+    assert seek.warnings == [] and any("property-index seek on name" in line for line in seek.tree)
+    assert explain(shell, "%%gcypher --explain --alias big\nMATCH (t:Tag) WHERE t.email = 'x' RETURN t").warnings == []
+    assert explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person) RETURN p").warnings == []
+    ordered = explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person) RETURN p ORDER BY p.email")
+    assert kinds(ordered) == ["ORDER BY over an unbounded match"]
+    unlabeled = explain(shell, "%%gcypher --explain --alias big\nMATCH (n {name: 'P7'}) RETURN n")
+    assert kinds(unlabeled) == ["index seek without a label"]
+    assert snapshot(big) == before
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c",
+        "MATCH (a {id: 'alice'})-[:KNOWS*1..2]->(b) RETURN b",
+        "MATCH (p:Person {name: 'Alice Chen'})-[:KNOWS]->(f) RETURN f.name AS name ORDER BY name",
+        "MATCH (c:Company)<-[:WORKS_FOR]-(p:Person) RETURN c.name AS company, count(p) AS staff ORDER BY staff DESC",
+        "CALL { MATCH (p:Person) RETURN p } MATCH (p)-[:KNOWS]->(q) RETURN p, q",
+        "MATCH SHORTEST 1 p = (a:Person {id: 'alice'})-[:KNOWS*]-(b:Person {id: 'eva'}) RETURN p",
+        "MATCH (p {id: $id})-[:KNOWS]->(f) RETURN f",
+    ],
+)
+def test_safe_queries_have_no_warning(shell, demo, query):
+    assert explain(shell, f"%%gcypher --explain\n{query}").warnings == []
+
+
+def test_plan_tree_limit_and_mode(shell, demo):
+    found = explain(shell, "%%gcypher --explain --limit 20 -o plan\nMATCH (p:Person)-[:WORKS_FOR]->(c:Company)\nWHERE c.founded > 1990\nRETURN p, c")
+    assert shell.user_ns["plan"] is found
+    assert found.read_only and found.executed.endswith("LIMIT 21")
+    assert "gestalt-nb adds LIMIT 21 (row limit 20)" in found.limit_note
+    text = found.text()
+    for expected in ("MATCH", "(p:Person)-[:WORKS_FOR]->(c:Company)", "start: label scan :Person (6 :Person nodes)",
+                     "by typed adjacency (WORKS_FOR)", "filter WHERE c.founded > 1990", "project p, c",
+                     "limit 21 (added by gestalt-nb"):
+        assert expected in text
+    assert "no slow shapes found" in found.summary()
+    own = explain(shell, "%%gcypher --explain\nMATCH (p:Person) RETURN p LIMIT 5000")
+    assert "no LIMIT added (the query's own LIMIT 5000 is kept" in own.limit_note
+    union = explain(shell, "%%gcypher --explain\nMATCH (p:Person) RETURN p.name AS n UNION MATCH (c:Company) RETURN c.name AS n")
+    assert "a UNION runs in full" in union.limit_note and "UNION branch 2 → n" in union.text()
+
+
+def test_a_write_is_shown_as_one_and_not_run(shell, demo):
+    before = snapshot(demo)
+    for flag in ("", " --write"):
+        found = explain(shell, f"%%gcypher --explain{flag}\nMATCH (p:Person {{id: 'alice'}}) SET p.h_index = 99 RETURN p")
+        assert not found.read_only and found.writes == ("SET",)
+        assert "needs --write" in found.summary() and "no LIMIT added (writes are never limited" in found.limit_note
+    assert snapshot(demo) == before
+
+
+def test_explain_shows_syntax_errors_like_a_run(shell, demo):
+    from IPython.core.error import UsageError
+
+    with pytest.raises(UsageError, match="never closed"):
+        run(shell, "%%gcypher --explain\nMATCH (p:Person RETURN p")
+
+
+def test_html_and_text_reprs_escape_the_query(shell, demo):
+    found = explain(shell, "%%gcypher --explain\nMATCH (p:Person {name: '<script>alert(1)</script>'})-[r]->(x) RETURN p")
+    page = found._repr_html_()
+    assert "<script>" not in page and "&lt;script&gt;" in page
+    assert "untyped relationship" in page and repr(found) == found.text()
+
+
+def test_warn_slow_prints_one_line_before_a_normal_run(shell, demo, capsys):
+    query = "MATCH (a:Person)-[r]->(b) RETURN a, r, b LIMIT 3"
+    run(shell, f"%gcypher {query}")
+    assert "slow shape" not in capsys.readouterr().out  # off by default
+    run(shell, "%config GestaltMagic.warn_slow = True")
+    result = run(shell, f"%gcypher {query}")
+    printed = [line for line in capsys.readouterr().out.splitlines() if "slow shape" in line]
+    assert len(printed) == 1 and "untyped relationship" in printed[0] and "--explain" in printed[0]
+    assert len(result) == 3  # it still ran
+    run(shell, "%gcypher MATCH (p:Person)-[:WORKS_FOR]->(c) RETURN p LIMIT 3")
+    assert "slow shape" not in capsys.readouterr().out
+
+
+def test_python_api(shell, demo):
+    found = gestalt_nb.explain("MATCH (a:Person)-[r]->(b) RETURN a", limit=7)
+    assert kinds(found) == ["untyped relationship"] and found.executed.endswith("LIMIT 8")
+    assert demo.explain("MATCH (p:Person) RETURN p").warnings == []
