@@ -62,10 +62,11 @@ PATH = "__mem_path"
 EXPIRES = "__mem_expires"
 VECTORS = "__mem_vectors"
 INTERNAL_PROPERTIES = frozenset({PATH, EXPIRES, VECTORS})
-#: Bytes of a path kept in the index: the range-index key holds them hex-encoded next to the
-#: label, property name and node id, and GestaltDB refuses index keys over 511 bytes.
-INDEXED_PATH_BYTES = 150
-CAPTION_BYTES = 40
+#: Bytes of a path kept in the index, stored as hex (ASCII, so JSON never escapes it, and byte
+#: order is kept): the range-index key hex-encodes it again next to the label, property name and
+#: node id, and GestaltDB refuses index keys over 511 bytes.
+INDEXED_PATH_BYTES = 80
+CAPTION_BYTES = 32
 _LEASE = b"gestalt_nb.memory.writer"
 _LOCKS: dict[str, threading.RLock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -84,6 +85,11 @@ def encode_namespace(namespace: tuple[str, ...]) -> str:
 
 def _truncate(text: str, limit: int) -> str:
     return text.encode("utf-8")[:limit].decode("utf-8", "ignore")
+
+
+def index_value(path: str) -> str:
+    """What the path index holds: the path's first ``INDEXED_PATH_BYTES`` UTF-8 bytes, in hex."""
+    return path.encode("utf-8")[:INDEXED_PATH_BYTES].hex()
 
 
 def _successor(text: str) -> str | None:
@@ -190,7 +196,7 @@ def _items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -
     """
     encoded = encode_namespace(prefix) + ("." if exact else "")
     if encoded:
-        start = _truncate(encoded, INDEXED_PATH_BYTES - 4)
+        start = index_value(encoded)
         ids = db.iter_node_ids_by_label_property_range(ITEM, PATH, start, _successor(start), include_end=False)
     else:
         ids = db.iter_node_ids_by_label_property_range(ITEM, PATH, None, None)
@@ -207,7 +213,7 @@ def _items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -
 def _namespaces_under(db: GraphDB, prefix: tuple[str, ...]) -> Iterator[Node]:
     encoded = encode_namespace(prefix)
     if encoded:
-        start = _truncate(encoded, INDEXED_PATH_BYTES - 4)
+        start = index_value(encoded)
         ids = db.iter_node_ids_by_label_property_range(NAMESPACE, PATH, start, _successor(start), include_end=False)
     else:
         ids = db.iter_node_ids_by_label_property_range(NAMESPACE, PATH, None, None)
@@ -551,7 +557,7 @@ class GestaltStore(BaseStore):
             "value": value,
             "created_at": old.properties["created_at"] if live else _iso(now),
             "updated_at": _iso(now),
-            PATH: _truncate(encode_namespace(namespace) + "." + key, INDEXED_PATH_BYTES),
+            PATH: index_value(encode_namespace(namespace) + "." + key),
         }
         if op.ttl is not None:
             props.update(self._expiry(op.ttl, now))
@@ -590,7 +596,7 @@ class GestaltStore(BaseStore):
             "name": _caption(namespace[-1]),
             "path": "/".join(namespace),
             "depth": len(namespace),
-            PATH: _truncate(encode_namespace(namespace), INDEXED_PATH_BYTES),
+            PATH: index_value(encode_namespace(namespace)),
         }
         tx.put_node(Node(node_id, labels=[NAMESPACE], properties=props))
         if len(namespace) > 1:
