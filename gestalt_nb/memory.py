@@ -31,21 +31,25 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from gestaltdb.graphdb import Edge, GraphDB, Node
-from langgraph.store.base import (
-    BaseStore,
-    GetOp,
-    IndexConfig,
-    Item,
-    ListNamespacesOp,
-    Op,
-    PutOp,
-    Result,
-    SearchItem,
-    SearchOp,
-    TTLConfig,
-    validate_op_namespace,
-)
-from langgraph.store.memory import InMemoryStore, _compare_values, _cosine_similarity, _does_match
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        IndexConfig,
+        Item,
+        ListNamespacesOp,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        TTLConfig,
+        validate_op_namespace,
+    )
+    from langgraph.store.memory import InMemoryStore, _compare_values, _cosine_similarity, _does_match
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("gestalt_nb.memory needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
 
 from .errors import GestaltError
 
