@@ -378,8 +378,8 @@ class GestaltStore(BaseStore):
         if not puts:
             refresh: dict[str, float] = {}
             results = [self._read(db, op, now.timestamp(), queries, refresh) for op in ops]
-            if refresh:
-                self._write(lambda tx: self._refresh(tx, refresh, now))
+            if refresh:  # reading refreshed TTLs: a write, so it needs the writer lease too
+                self._write(lambda tx: self._refresh(tx, refresh, now), hint=" (reads refresh TTLs: pass refresh_ttl=False to only read)")
             return results
 
         def work(tx: GraphDB) -> list[Result]:
@@ -394,13 +394,13 @@ class GestaltStore(BaseStore):
 
         return self._write(work)
 
-    def _write(self, work: Callable[[GraphDB], Any]) -> Any:
+    def _write(self, work: Callable[[GraphDB], Any], hint: str = "") -> Any:
         """Run ``work`` in one transaction under the database's lock; a failure changes nothing."""
         db = self._db()
         with self._lock:
             try:
                 with db.transaction() as tx:
-                    self._claim(tx)
+                    self._claim(tx, hint)
                     return work(tx)
             except GestaltError:
                 raise
@@ -418,7 +418,7 @@ class GestaltStore(BaseStore):
             )
         return GestaltError(f"The memory batch failed and was rolled back; nothing was written: {type(exc).__name__}: {exc}")
 
-    def _claim(self, tx: GraphDB) -> None:
+    def _claim(self, tx: GraphDB, hint: str = "") -> None:
         """Refuse to write while another live process holds this database's writer lease."""
         raw = tx.store.get_metadata(_LEASE)
         holder = raw.decode("utf-8") if raw else None
@@ -429,7 +429,7 @@ class GestaltStore(BaseStore):
             if host != socket.gethostname() or (pid.isdigit() and _alive(int(pid))):
                 raise GestaltError(
                     f"Another process ({holder}) is writing memories to this database; several processes writing one "
-                    "GestaltStore is unsupported. Close the store there (store.close()) or use one process."
+                    f"GestaltStore is unsupported{hint}. Close the store there (store.close()) or use one process."
                 )
         tx.store.put_metadata(_LEASE, self._token.encode("utf-8"))
 
@@ -457,7 +457,8 @@ class GestaltStore(BaseStore):
     def _matches(self, node: Node, op: SearchOp) -> bool:
         if not op.filter:
             return True
-        value = node.properties.get("value") or {}
+        value = node.properties.get("value")
+        value = value if isinstance(value, dict) else {}  # a value a person replaced through Cypher
         try:
             return all(_compare_values(value.get(key), wanted) for key, wanted in op.filter.items())
         except (TypeError, ValueError) as exc:

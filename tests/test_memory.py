@@ -337,8 +337,12 @@ def test_batch_failing_inside_the_transaction_leaves_nothing(tmp_path):
 
 def test_closed_connection_is_a_clear_error(shell, tmp_path):
     connection = gestalt_nb.create(tmp_path / "g", map_size="64MiB")
+    with pytest.raises(GestaltError, match="needs a gestalt-nb connection"):
+        GestaltStore({"not": "a graph"})
+    adapter_store = GestaltStore(connection.graph)  # a GestaltDBGraph works as well
+    adapter_store.put(("a",), "k", {"v": 1})
     store = connection.memory_store()
-    store.put(("a",), "k", {"v": 1})
+    assert store.get(("a",), "k").value == {"v": 1}
     run(shell, f"%gestalt close {connection.alias}")
     with pytest.raises(GestaltError, match="closed"):
         store.get(("a",), "k")
@@ -417,6 +421,9 @@ def test_gmemory_draws_the_tree_and_tables_the_values(shell, demo):
     bundle = result._repr_mimebundle_()
     assert "green tea" in bundle["text/plain"] and "<svg" in bundle["text/html"] or "data:image/svg" in bundle["text/html"]
     assert len(run(shell, "%gmemory users --limit 1")) == 1
+    store.put(("users", "bob"), "fleeting", {"text": "gone soon"}, ttl=0.0001)  # 6 ms, by the wall clock
+    time.sleep(0.05)
+    assert "fleeting" not in run(shell, "%gmemory users/bob").df["key"].tolist()
     with pytest.raises(UsageError, match="cannot contain"):
         run(shell, "%gmemory users/a.b")
     # The same memories through Cypher.
