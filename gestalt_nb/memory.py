@@ -172,7 +172,10 @@ def _alive(pid: int) -> bool:
 
 # -- reading nodes -------------------------------------------------------------------------
 def _is_item(node: Node | None) -> bool:
-    return node is not None and ITEM in node.labels and "namespace" in node.properties and "key" in node.properties
+    """A node this store wrote (a node a person labelled by hand without these properties is not)."""
+    return node is not None and ITEM in node.labels and all(
+        name in node.properties for name in ("namespace", "key", "created_at", "updated_at")
+    )
 
 
 def _expired(node: Node, now: float) -> bool:
@@ -576,7 +579,8 @@ class GestaltStore(BaseStore):
         link = f"__memin:{node_id[6:]}"
         if tx.get_edge(link.encode("utf-8")) is None:
             tx.put_edge(Edge(link, node_id, parent, properties={"type": IN_NAMESPACE}), update_adjacency=False)
-        self._link_about(tx, node_id, about)
+        if about or (old is not None and old.properties.get("about")):
+            self._link_about(tx, node_id, about)
 
     def _link_about(self, tx: GraphDB, node_id: str, about: list[str]) -> None:
         wanted = {}
