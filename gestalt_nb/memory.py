@@ -377,8 +377,8 @@ class GestaltStore(BaseStore):
     # -- executing -------------------------------------------------------------------------
     def _execute(self, ops: list[Op], puts: dict, queries: dict, vectors: dict) -> list[Result]:
         db = self._db()
-        now = self.clock()
         if not puts:
+            now = self.clock()
             refresh: dict[str, float] = {}
             results = [self._read(db, op, now.timestamp(), queries, refresh) for op in ops]
             if refresh:  # reading refreshed TTLs: a write, so it needs the writer lease too
@@ -386,6 +386,7 @@ class GestaltStore(BaseStore):
             return results
 
         def work(tx: GraphDB) -> list[Result]:
+            now = self.clock()  # read under the lock, so updated_at follows the commit order
             refresh: dict[str, float] = {}
             results = [self._read(tx, op, now.timestamp(), queries, refresh) for op in ops]
             self._refresh(tx, refresh, now)
