@@ -160,9 +160,31 @@ def _lock_for(db: GraphDB) -> threading.RLock:
         return _LOCKS.setdefault(key, threading.RLock())
 
 
-def _alive(pid: int) -> bool:
+def _started(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (Linux), to tell a reused pid apart."""
     try:
-        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _writer_token() -> str:
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{_started(pid) or '-'}"
+
+
+def _holder_alive(holder: str) -> bool:
+    """Whether the process named by a lease still runs. Another host's lease counts as stale:
+    LMDB does not work over network file systems, so another host name means the directory was
+    moved or the container restarted."""
+    host, pid, started = (holder.split(":") + ["", ""])[:3]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if started not in ("", "-") and os.path.exists("/proc/self/stat"):
+        return _started(int(pid)) == started
+    try:
+        os.kill(int(pid), 0)
     except ProcessLookupError:
         return False
     except PermissionError:
@@ -285,7 +307,7 @@ class GestaltStore(BaseStore):
         self.about = about
         self.clock = clock or _utc_now
         self._closed = False
-        self._token = f"{socket.gethostname()}:{os.getpid()}"
+        self._token = _writer_token()
         graph = self._db()
         self._lock = _lock_for(graph)
         with self._lock:
@@ -428,13 +450,11 @@ class GestaltStore(BaseStore):
         holder = raw.decode("utf-8") if raw else None
         if holder == self._token:
             return
-        if holder:
-            host, _, pid = holder.rpartition(":")
-            if host != socket.gethostname() or (pid.isdigit() and _alive(int(pid))):
-                raise GestaltError(
-                    f"Another process ({holder}) is writing memories to this database; several processes writing one "
-                    f"GestaltStore is unsupported{hint}. Close the store there (store.close()) or use one process."
-                )
+        if holder and _holder_alive(holder):
+            raise GestaltError(
+                f"Another process ({holder}) is writing memories to this database; several processes writing one "
+                f"GestaltStore is unsupported{hint}. Close the store there (store.close()) or use one process."
+            )
         tx.store.put_metadata(_LEASE, self._token.encode("utf-8"))
 
     # -- reads -------------------------------------------------------------------------------

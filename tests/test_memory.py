@@ -383,6 +383,21 @@ def test_a_second_writing_process_is_refused_while_the_first_holds_the_store(tmp
     db.close()
 
 
+def test_a_lease_left_by_a_dead_process_is_taken_over(tmp_path):
+    import os
+    import socket
+
+    db = make_db(tmp_path / "g")
+    store = GestaltStore(db)
+    for stale in (f"{socket.gethostname()}:{os.getpid()}:0", "another-host:1:1"):  # a reused pid; a moved directory
+        with db.transaction() as tx:
+            tx.store.put_metadata(b"gestalt_nb.memory.writer", stale.encode())
+        store.put(("a",), "k", {"v": stale})
+        assert store.get(("a",), "k").value == {"v": stale}
+        assert db.store.get_metadata(b"gestalt_nb.memory.writer").decode() != stale
+    db.close()
+
+
 # -- the graph a person sees ------------------------------------------------------------------------
 def test_about_edges_follow_the_value_and_person_made_edges_go_with_the_item(shell, demo):
     store = demo.memory_store(about="about")
