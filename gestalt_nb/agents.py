@@ -47,11 +47,12 @@ def _checked(reply: Any) -> dict[str, Any]:
     return {"messages": [reply]}
 
 
-def build_graph_agent(model: Any, tools: Sequence[BaseTool], *, max_refusals: int = 3, context_schema: Any = None):
+def build_graph_agent(model: Any, tools: Sequence[BaseTool], *, max_refusals: int = 3, context_schema: Any = None, store: Any = None):
     """Compile the guarded agent graph. Call ``.invoke({"messages": [...]})`` or ``.ainvoke``.
 
     ``model`` is a chat model (bound to ``tools`` here), an already-bound runnable, or a plain
-    callable taking the message list and returning an ``AIMessage``.
+    callable taking the message list and returning an ``AIMessage``. ``store`` (e.g. a
+    ``GestaltStore``) is LangGraph's long-term store, injected into tools that ask for it.
     """
     if max_refusals < 1:
         raise ValueError("max_refusals must be at least 1")
@@ -99,7 +100,7 @@ def build_graph_agent(model: Any, tools: Sequence[BaseTool], *, max_refusals: in
     graph.add_conditional_edges("model", after_model, ["tools", END])
     graph.add_edge("tools", "guard")
     graph.add_conditional_edges("guard", after_guard, ["model", END])
-    return graph.compile()
+    return graph.compile(store=store)
 
 
 class ScriptedChatModel(BaseChatModel):

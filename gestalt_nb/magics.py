@@ -495,6 +495,21 @@ class GestaltMagic(Magics, Configurable):
 
     @line_magic
     @_user_errors
+    def gmemory(self, line: str):
+        """Show agent memory: %gmemory [PREFIX] (labels separated by /) [--limit N] [--alias A] [-o VAR]."""
+        from .memory_result import browse, parse_prefix
+
+        parser = _Parser(prog="%gmemory", add_help=False)
+        parser.add_argument("prefix", nargs="?", default="")
+        parser.add_argument("--limit", type=int, default=200)
+        parser.add_argument("--alias")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        result = browse(REGISTRY.get(args.alias), parse_prefix(args.prefix), limit=args.limit)
+        return self._keep(result, args.out)
+
+    @line_magic
+    @_user_errors
     def claims(self, line: str):
         """Claims: status | search | explain | history | assert | correct | retract (writes need --write)."""
         args = _claims_parser().parse_args(_words(line))

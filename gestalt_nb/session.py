@@ -143,6 +143,12 @@ class Connection:
         except ValueError as exc:
             raise GestaltError(f"Cannot build the retriever: {exc}") from exc
 
+    def memory_store(self, **options: Any):
+        """A LangGraph long-term store on this graph (``gestalt_nb.memory.GestaltStore``)."""
+        from .memory import GestaltStore
+
+        return GestaltStore(self, **options)
+
     def nodes(self, ids: list[str]) -> list[dict[str, Any]]:
         """Nodes by id in the adapter's JSON shape (absent ids are skipped): one key lookup each."""
         return _fetch(self.db.get_node, ids)
