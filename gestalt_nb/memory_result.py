@@ -73,12 +73,6 @@ class MemoryResult(Shown):
             notes=list(self.notes), subgraph=self.subgraph,
         )
 
-    def show(self, **options: Any):
-        """Graph | Table | JSON | Info, the namespace tree drawn first."""
-        from .views.result_view import ResultView
-
-        return ResultView(self.as_query_result(), **options)
-
     def __len__(self) -> int:
         return len(self.records)
 

@@ -6,8 +6,11 @@ so results never import their views.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph_schema import SchemaResult
+from ..memory_result import MemoryResult
 from ..result import QueryResult
 from ..retrieval import Retrieval
 from ..subgraph import Subgraph
@@ -19,7 +22,7 @@ from .retrieval_view import RetrievalView
 from .schema_view import SchemaView
 from .trace_view import TraceView
 
-VIEWS: dict[type, type] = {
+VIEWS: dict[type, Any] = {
     QueryResult: ResultView,
     SchemaResult: SchemaView,
     Retrieval: RetrievalView,
@@ -28,4 +31,6 @@ VIEWS: dict[type, type] = {
     ClaimExplanation: ClaimExplanationView,
     Trace: TraceView,
     Subgraph: GraphView,
+    # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
+    MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }
