@@ -33,6 +33,7 @@ __all__ = [
     "load_graph_documents",
     "load_ipython_extension",
     "load_nodes",
+    "query_subgraph",
     "render",
     "run",
     "schema",
@@ -91,6 +92,24 @@ def explore(node_id: str | None = None, *, alias: str | None = None, node_budget
     if node_id is not None:
         explorer.start(node_id)
     return ExplorerView(explorer)
+
+
+def query_subgraph(
+    entities: Any = None,
+    relations: Any = None,
+    min_confidence: float = 0.0,
+    max_hops: int = 1,
+    *,
+    alias: str | None = None,
+    **options: Any,
+):
+    """The bounded neighbourhood of named entities on the current (or named) connection (``%gsubgraph``).
+
+    See :func:`gestalt_nb.neighbourhood.query_subgraph` for the options and guarantees.
+    """
+    result = REGISTRY.get(alias).subgraph(entities, relations, min_confidence, max_hops, **options)
+    REGISTRY.last_result = result
+    return result
 
 
 def show_retrieval(retriever: Any, query: str):

@@ -348,6 +348,40 @@ class GestaltMagic(Magics, Configurable):
 
     @line_magic
     @_user_errors
+    def gsubgraph(self, line: str):
+        """The neighbourhood of named entities: %gsubgraph NAME [NAME ...] [--relations T,U] [--hops N] [--min-confidence X]."""
+        from .names import has_index
+
+        parser = _Parser(prog="%gsubgraph", add_help=False)
+        parser.add_argument("entities", nargs="*")
+        parser.add_argument("--relations", help="comma-separated relationship types to keep")
+        parser.add_argument("--hops", type=int, default=1)
+        parser.add_argument("--min-confidence", type=float, default=0.0)
+        parser.add_argument("--max-nodes", type=int, default=500)
+        parser.add_argument("--max-edges", type=int, default=2000)
+        parser.add_argument("--max-fanout", type=int, default=100)
+        parser.add_argument("--include-internal", action="store_true")
+        parser.add_argument("--filter-during-traversal", action="store_true")
+        parser.add_argument("--drop-isolated", action="store_true")
+        parser.add_argument("--alias")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        connection = REGISTRY.get(args.alias)
+        relations = [name.strip() for name in args.relations.split(",") if name.strip()] if args.relations else None
+        if args.entities and not has_index(connection.db):
+            print(
+                "This graph has no case-insensitive name index, so names are matched as exact node ids. "
+                "Build it once (one transaction) with gestalt_nb.connection().index_names()."
+            )
+        result = connection.subgraph(
+            args.entities or None, relations, args.min_confidence, args.hops, max_nodes=args.max_nodes,
+            max_edges=args.max_edges, max_fanout=args.max_fanout, include_internal=args.include_internal,
+            filter_during_traversal=args.filter_during_traversal, drop_isolated=args.drop_isolated,
+        )
+        return self._keep(result, args.out)
+
+    @line_magic
+    @_user_errors
     def gload(self, line: str):
         """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
         from . import loading

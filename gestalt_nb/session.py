@@ -82,6 +82,30 @@ class Connection:
 
         return run(self, query, params, **options)
 
+    def subgraph(self, entities: Any = None, relations: Any = None, min_confidence: float = 0.0, max_hops: int = 1, **options: Any):
+        """The bounded neighbourhood of named entities; see :func:`gestalt_nb.neighbourhood.query_subgraph`."""
+        from .neighbourhood import query_subgraph
+
+        return query_subgraph(self, entities, relations, min_confidence, max_hops, **options)
+
+    def index_names(self) -> int:
+        """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
+        from .names import index_names
+
+        changed = index_names(self)
+        self.feed.publish("index_names", None, exact=False)
+        return changed
+
+    @property
+    def feed(self):
+        """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed`)."""
+        feed = self.__dict__.get("_feed")
+        if feed is None:
+            from .feed import Feed
+
+            feed = self.__dict__["_feed"] = Feed(self)
+        return feed
+
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
         from .graph_schema import schema
@@ -168,6 +192,8 @@ class Connection:
         """Close an owned database; a borrowed one is only forgotten, never closed."""
         if self.closed:
             return
+        if "_feed" in self.__dict__:
+            self.__dict__["_feed"].close()
         if self.owned:
             self.graph.close()
         elif self._handle is not None:

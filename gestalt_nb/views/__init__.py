@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph_schema import SchemaResult
+from ..neighbourhood import SubgraphResult
 from ..result import QueryResult
 from ..retrieval import Retrieval
 from ..subgraph import Subgraph
@@ -17,6 +18,7 @@ from .graph_view import GraphView
 from .result_view import ResultView
 from .retrieval_view import RetrievalView
 from .schema_view import SchemaView
+from .subgraph_view import SubgraphView
 from .trace_view import TraceView
 
 VIEWS: dict[type, type] = {
@@ -27,5 +29,6 @@ VIEWS: dict[type, type] = {
     ClaimTable: ClaimTableView,
     ClaimExplanation: ClaimExplanationView,
     Trace: TraceView,
+    SubgraphResult: SubgraphView,
     Subgraph: GraphView,
 }
