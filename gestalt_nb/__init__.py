@@ -32,6 +32,7 @@ __all__ = [
     "load_edges",
     "load_graph_documents",
     "load_ipython_extension",
+    "live",
     "load_nodes",
     "query_subgraph",
     "render",
@@ -92,6 +93,18 @@ def explore(node_id: str | None = None, *, alias: str | None = None, node_budget
     if node_id is not None:
         explorer.start(node_id)
     return ExplorerView(explorer)
+
+
+def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+    """A read query kept open: re-run on each change-feed event, the canvas updated in place (``%%gcypher --live``).
+
+    Options: ``limit``, ``debounce`` (seconds, default 0.3), ``max_wait`` (default 2). ``.stop()`` ends it.
+    """
+    from .live_result import Live
+
+    result = Live(REGISTRY.get(alias), query, params, **options)
+    REGISTRY.last_result = result
+    return result
 
 
 def query_subgraph(

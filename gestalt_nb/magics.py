@@ -134,6 +134,7 @@ def _gcypher_parser() -> _Parser:
     parser = _Parser(prog="%%gcypher", add_help=False)
     parser.add_argument("-o", "--out", help="store the result in this variable")
     parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
+    parser.add_argument("--live", action="store_true", help="keep the result open: re-run on every change")
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
@@ -272,6 +273,8 @@ class GestaltMagic(Magics, Configurable):
         args = _gcypher_parser().parse_args(_words(options_text))
         params = self._params(args.params) if args.params else None
         connection = REGISTRY.get(args.alias)
+        if args.live:
+            return self._keep(self._live(connection, query, params, args), args.out)
         result = connection.run(query or "", params, write=args.write, limit=args.limit)
         result.view_options = {
             "renderer": args.renderer,
@@ -282,6 +285,16 @@ class GestaltMagic(Magics, Configurable):
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
         return self._keep(result, args.out)
+
+    def _live(self, connection: Any, query: str | None, params: Any, args: argparse.Namespace):
+        from .live_result import Live
+
+        if args.write:
+            raise GestaltError("--live and --write do not mix: a live view only reads. Run the write in its own cell.")
+        options = {"renderer": args.renderer, "max_nodes": args.max_nodes, "max_edges": args.max_edges}
+        options = {key: value for key, value in options.items() if value is not None}
+        settings.with_overrides(**options)
+        return Live(connection, query or "", params, limit=args.limit, view_options=options)
 
     # -- %gschema, %gexplore, %gretrieve ------------------------------------------
     @line_magic

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph_schema import SchemaResult
+from ..live_result import Live
 from ..neighbourhood import SubgraphResult
 from ..result import QueryResult
 from ..retrieval import Retrieval
@@ -15,6 +16,7 @@ from ..subgraph import Subgraph
 from ..trace import Trace
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
+from .live_view import LiveView
 from .result_view import ResultView
 from .retrieval_view import RetrievalView
 from .schema_view import SchemaView
@@ -30,5 +32,6 @@ VIEWS: dict[type, type] = {
     ClaimExplanation: ClaimExplanationView,
     Trace: TraceView,
     SubgraphResult: SubgraphView,
+    Live: LiveView,
     Subgraph: GraphView,
 }
