@@ -34,6 +34,7 @@ __all__ = [
     "load_ipython_extension",
     "live",
     "load_nodes",
+    "plan",
     "query_subgraph",
     "render",
     "run",
@@ -41,6 +42,7 @@ __all__ = [
     "settings",
     "show",
     "show_retrieval",
+    "set_planner_model",
     "show_trace",
     "use",
 ]
@@ -105,6 +107,29 @@ def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None 
     result = Live(REGISTRY.get(alias), query, params, **options)
     REGISTRY.last_result = result
     return result
+
+
+def plan(question: str, model: Any = None, *, alias: str | None = None, **options: Any):
+    """A checked ``QueryPlan`` for a question in words (``%%gask``); ``.execute()`` runs it through ``query_subgraph``.
+
+    ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``). Options:
+    ``timeout`` (seconds, default 30), ``allow_cypher`` (default True). See :mod:`gestalt_nb.planner`.
+    """
+    from . import planner
+
+    chosen = model if model is not None else planner.DEFAULT_MODEL.get("model")
+    if chosen is None:
+        raise GestaltError("Say which chat model plans: gestalt_nb.plan(question, model), %%gask --model VAR, or gestalt_nb.set_planner_model(model).")
+    result = planner.plan(question, chosen, connection=REGISTRY.get(alias), **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def set_planner_model(model: Any) -> None:
+    """The chat model ``plan`` and ``%%gask`` use when none is named."""
+    from . import planner
+
+    planner.DEFAULT_MODEL["model"] = model
 
 
 def query_subgraph(

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
@@ -392,6 +392,24 @@ class GestaltMagic(Magics, Configurable):
             filter_during_traversal=args.filter_during_traversal, drop_isolated=args.drop_isolated,
         )
         return self._keep(result, args.out)
+
+    @cell_magic
+    @_user_errors
+    def gask(self, line: str, cell: str):
+        """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR]."""
+        import gestalt_nb
+
+        parser = _Parser(prog="%%gask", add_help=False)
+        parser.add_argument("--model", help="variable holding a LangChain chat model")
+        parser.add_argument("--timeout", type=float, default=30.0)
+        parser.add_argument("--no-cypher", action="store_true", help="never use Cypher the model proposes")
+        parser.add_argument("--alias")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        model = self._evaluate(args.model, "%%gask --model") if args.model else None
+        plan = gestalt_nb.plan(cell, model, alias=args.alias, timeout=args.timeout, allow_cypher=not args.no_cypher)
+        plan.execute()
+        return self._keep(plan, args.out)
 
     @line_magic
     @_user_errors

@@ -10,6 +10,7 @@ from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph_schema import SchemaResult
 from ..live_result import Live
 from ..neighbourhood import SubgraphResult
+from ..planner import Plan
 from ..result import QueryResult
 from ..retrieval import Retrieval
 from ..subgraph import Subgraph
@@ -17,6 +18,7 @@ from ..trace import Trace
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
 from .live_view import LiveView
+from .plan_view import PlanView
 from .result_view import ResultView
 from .retrieval_view import RetrievalView
 from .schema_view import SchemaView
@@ -33,5 +35,6 @@ VIEWS: dict[type, type] = {
     Trace: TraceView,
     SubgraphResult: SubgraphView,
     Live: LiveView,
+    Plan: PlanView,
     Subgraph: GraphView,
 }
