@@ -350,7 +350,7 @@ class ClaimAPI:
              "valid_to": instant(valid_to, "--valid-to"), "source": source, "confidence": confidence, "world": world,
              "object_kind": "literal" if literal else "entity"},
         )
-        self.connection.feed.publish("claim", [data.get("claim_id") or subject], exact=True)
+        self.connection.feed.publish("claim", [data.get("logical_id") or data.get("claim_id") or subject], exact=True)
         return ClaimTable("write", [data], f"asserted {subject} {predicate} {object}")
 
     def correct(

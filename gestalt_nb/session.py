@@ -125,6 +125,10 @@ class Connection:
             self._handle = GestaltDBGraph(self.db, owns_graph=False)
         return self._handle
 
+    def _publish(self, op: str, ids: Any = None, *, exact: bool = True) -> None:
+        if not self.closed:
+            self.feed.publish(op, ids, exact=exact)
+
     def _tool_error(self, exc: Exception) -> str:
         if self.closed:
             return f"The GestaltDB connection '{self.alias}' is closed; these tools no longer work. {self._reopen_hint()} and build the tools again."
@@ -134,13 +138,13 @@ class Connection:
         """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
         from .handoff import Toolkit, bind
 
-        return bind(Toolkit(graph=self.handle, **options), self._tool_error)
+        return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def claim_toolkit(self, **options: Any):
         """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
         from .handoff import ClaimToolkit, bind
 
-        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error)
+        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def agent_tools(self, **options: Any) -> list[Any]:
         """What an agent gets by default: schema, read-only query, and the read-only claim tools."""

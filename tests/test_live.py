@@ -127,3 +127,29 @@ def test_other_process_write_is_seen_by_polling(shell, tmp_path):
     time.sleep(1.2)  # no further polls report the same write again
     assert connection.feed.revision == before + 1
     live.stop()
+
+
+def test_agent_tool_writes_publish_once_reads_and_refusals_never(demo):
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from gestalt_nb.agents import ScriptedChatModel, build_graph_agent, tool_call
+
+    seen = recorder(demo.feed)
+    create = "CREATE (p:Person {id: 'agent1', name: 'Made By Agent'}) RETURN p"
+    read = "MATCH (p:Person {name: 'Alice Chen'}) RETURN p"
+    # read-only tools: the write is refused, the read answered — no events
+    model = ScriptedChatModel(responses=[tool_call("gestaltdb_query", "a", query=create), tool_call("gestaltdb_query", "b", query=read), AIMessage("done")])
+    build_graph_agent(model, demo.agent_tools()).invoke({"messages": [HumanMessage("go")]})
+    assert seen == [] and demo.db.get_node(b"agent1") is None
+    # write-enabled tools: one event for the write, none for the read or the failing query
+    tools = demo.toolkit(allow_writes=True).get_tools() + demo.claim_toolkit(allow_writes=True).get_tools()
+    claim = {"subject": "alice", "predicate": "KNOWS", "object": "dev", "polarity": "positive", "agent": "bot",
+             "provenance": {}, "valid_from": "2024-01-01T00:00:00Z"}
+    model = ScriptedChatModel(responses=[
+        tool_call("gestaltdb_query", "c", query=create), tool_call("gestaltdb_query", "d", query=read),
+        tool_call("gestaltdb_query", "e", query="MATCH (p:Person) SET p.x = RETURN p"),
+        tool_call("gestaltdb_claim_assert", "f", **claim), AIMessage("done"),
+    ])
+    build_graph_agent(model, tools, max_refusals=5).invoke({"messages": [HumanMessage("go")]})
+    assert demo.db.get_node(b"agent1") is not None
+    assert [(e.op, e.exact) for e in seen] == [("agent", False), ("claim", True)]
