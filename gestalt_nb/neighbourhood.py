@@ -18,6 +18,7 @@ not by the size of the graph.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -39,8 +40,9 @@ INTERNAL_PROPERTIES = frozenset({names.NAME_KEY})
 MAX_HOPS = 6
 
 
+@functools.lru_cache(maxsize=None)
 def _extra(kind: str) -> frozenset[str]:
-    """INTERNAL_* names another module (the memory store) declares, when it is installed."""
+    """INTERNAL_* names another module (the memory store) declares, when it is installed (read once)."""
     try:
         from . import memory  # type: ignore[attr-defined]
     except ImportError:

@@ -211,6 +211,7 @@ def test_without_index_names_fall_back_to_ids_until_built(tmp_path, shell):
     printed = shell.run_cell("%gsubgraph n7 --hops 0")
     assert printed.result.seed_node_ids == ["n7"]
     assert connection.index_names() > 0
+    assert connection.index_names() == 0  # every key already right: nothing rewritten
     ref = reference(nodes, edges, [name.upper()], max_hops=0)
     check(connection.subgraph([name.upper()], max_hops=0), ref)
     # a writer keeps the key: a load adds a node, found case-insensitively at once
