@@ -44,13 +44,16 @@ class _Clock:
             self.page.wait_for_timeout(seconds * 1000)
 
 
-def test_live_view_grows_in_place_and_stops(tmp_path, monkeypatch):
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_live_view_grows_in_place_and_stops(tmp_path, monkeypatch, frontend):
     clock = _Clock(jupyter_page.time)
     monkeypatch.setattr(jupyter_page, "time", clock)
+    # Notebook 7 has no notification plugin; user settings for it make its settings registry throw.
+    monkeypatch.setattr(jupyter_page, "DEFAULT_SETTINGS", {"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}})
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
     nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
-    with JupyterServer("lab") as server:
+    with JupyterServer(frontend) as server:
         nbformat.write(nb, server.root / "live.ipynb")
         with sync_api.sync_playwright() as playwright:
             from .jupyter_page import ARGS
