@@ -1,7 +1,9 @@
 """``query_subgraph``: the neighbourhood of named entities, over typed adjacency, bounded, exact about cuts.
 
 Seeds are nodes whose ``name`` equals an entity case-insensitively, found through the
-``__name_lc`` property index (:mod:`gestalt_nb.names`), else the node with that exact id. From the
+``__name_lc`` property index (:mod:`gestalt_nb.names`); failing that, nodes whose ``name`` equals
+it exactly through a ``name`` index if there is one (nodes written without the key, e.g. by a
+Cypher write); else the node with that exact id. From the
 seeds a breadth-first walk follows relationships of every non-internal type in both directions
 for up to ``max_hops`` hops, reading GestaltDB's typed adjacency (``iter_typed_adjacency``), never
 an untyped ``-[r]-`` pattern. Bounds: ``max_nodes`` collected nodes, ``max_edges`` kept
@@ -323,6 +325,9 @@ class _Walk:
 
     def resolve(self, entity: str, indexed: bool) -> list[str]:
         found = names.lookup(self.db, entity, limit=self.max_nodes + 1) if indexed else []
+        if not found and names.NAME_PROPERTY in self.db.indexed_node_properties:
+            # a node written without its key (a Cypher write): its exact name, through the name index
+            found = [self.db.key_to_string(key) for _, key in zip(range(self.max_nodes + 1), self.db.iter_node_ids_by_property(names.NAME_PROPERTY, entity))]
         found = [node_id for node_id in found if self._node(node_id) is not None]
         if not found and self._node(entity) is not None:
             found = [entity]

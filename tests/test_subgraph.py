@@ -242,3 +242,11 @@ def test_bad_arguments_are_clear(demo):
         demo.subgraph([3])
     with pytest.raises(GestaltError, match="max_hops"):
         demo.subgraph(["alice"], max_hops=-1)
+
+
+def test_a_cypher_written_node_is_found_by_its_exact_name_until_reindexed(shell, demo):
+    run(shell, "%%gcypher --write\nCREATE (p:Person {id: 'zq', name: 'Zed Quill'}) RETURN p")
+    assert demo.subgraph(["Zed Quill"], max_hops=0).seed_node_ids == ["zq"]  # exact, through the 'name' index
+    assert demo.subgraph(["zed quill"], max_hops=0).unresolved_entities == ["zed quill"]  # no key yet
+    assert demo.index_names() == 1
+    assert demo.subgraph(["ZED QUILL"], max_hops=0).seed_node_ids == ["zq"]
