@@ -383,7 +383,7 @@ class GestaltMagic(Magics, Configurable):
         relations = [name.strip() for name in args.relations.split(",") if name.strip()] if args.relations else None
         if args.entities and not has_index(connection.db):
             print(
-                "This graph has no case-insensitive name index, so names are matched as exact node ids. "
+                "This graph has no case-insensitive name index, so names are matched exactly (as node ids, or through a 'name' index). "
                 "Build it once (one transaction) with gestalt_nb.connection().index_names()."
             )
         result = connection.subgraph(

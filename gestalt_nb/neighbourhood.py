@@ -224,6 +224,7 @@ def query_subgraph(
         unknown = [kind for kind in relations if kind not in all_types]
         if unknown:
             notes.append(f"No relationships of type {', '.join(unknown)} in the graph.")
+
     def passes(kind: str) -> bool:
         return relations is None or kind in relations
 
@@ -237,8 +238,8 @@ def query_subgraph(
         indexed = names.has_index(db)
         if not indexed:
             notes.append(
-                "Names were matched as exact ids only: this graph has no case-insensitive name index. "
-                "Build it once with connection.index_names()."
+                "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
+                "has no case-insensitive name index. Build it once with connection.index_names()."
             )
         for entity in entities:
             found = walk.resolve(entity, indexed)
@@ -246,18 +247,15 @@ def query_subgraph(
                 unresolved.append(entity)
             seeds.extend(found)
         seeds = list(dict.fromkeys(seeds))
-    edge_filter = None
-    if filter_during_traversal and min_confidence > 0:
-        edge_filter = lambda raw: (_confidence(raw) or 0.0) >= min_confidence and _confidence(raw) is not None  # noqa: E731
-    walk.run(walk_types, max_hops, edge_filter)
+    def confident(raw: dict[str, Any]) -> bool:
+        confidence = _confidence(raw)
+        return confidence is not None and confidence >= min_confidence
+
+    walk.run(walk_types, max_hops, confident if filter_during_traversal and min_confidence > 0 else None)
     kept: list[dict[str, Any]] = []
     for raw in walk.edges():
-        if not passes(raw["properties"].get("type", "")):
+        if not passes(raw["properties"].get("type", "")) or (min_confidence > 0 and not confident(raw)):
             continue
-        if min_confidence > 0:
-            confidence = _confidence(raw)
-            if confidence is None or confidence < min_confidence:
-                continue
         if len(kept) >= max_edges:
             walk.cut(f"max_edges ({max_edges:,}) reached: some relationships were left out.")
             break
