@@ -34,7 +34,10 @@ __all__ = [
     "load_graph_documents",
     "load_ipython_extension",
     "query_history",
+    "live",
     "load_nodes",
+    "plan",
+    "query_subgraph",
     "render",
     "run",
     "saved_snippets",
@@ -42,6 +45,7 @@ __all__ = [
     "settings",
     "show",
     "show_retrieval",
+    "set_planner_model",
     "show_trace",
     "use",
 ]
@@ -90,7 +94,7 @@ def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None =
 
 def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
     """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
-    from .plan import explain as _explain
+    from .query_plan import explain as _explain
 
     return _explain(REGISTRY.get(alias), query, params, **options)
 
@@ -123,6 +127,59 @@ def explore(node_id: str | None = None, *, alias: str | None = None, node_budget
     if node_id is not None:
         explorer.start(node_id)
     return ExplorerView(explorer)
+
+
+def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+    """A read query kept open: re-run on each change-feed event, the canvas updated in place (``%%gcypher --live``).
+
+    Options: ``limit``, ``debounce`` (seconds, default 0.3), ``max_wait`` (default 2). ``.stop()`` ends it.
+    """
+    from .live_result import Live
+
+    result = Live(REGISTRY.get(alias), query, params, **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def plan(question: str, model: Any = None, *, alias: str | None = None, **options: Any):
+    """A checked ``QueryPlan`` for a question in words (``%%gask``); ``.execute()`` runs it through ``query_subgraph``.
+
+    ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``). Options:
+    ``timeout`` (seconds, default 30), ``allow_cypher`` (default True). See :mod:`gestalt_nb.planner`.
+    """
+    from . import planner
+
+    chosen = model if model is not None else planner.DEFAULT_MODEL.get("model")
+    if chosen is None:
+        raise GestaltError("Say which chat model plans: gestalt_nb.plan(question, model), %%gask --model VAR, or gestalt_nb.set_planner_model(model).")
+    result = planner.plan(question, chosen, connection=REGISTRY.get(alias), **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def set_planner_model(model: Any) -> None:
+    """The chat model ``plan`` and ``%%gask`` use when none is named."""
+    from . import planner
+
+    planner.DEFAULT_MODEL["model"] = model
+
+
+def query_subgraph(
+    entities: Any = None,
+    relations: Any = None,
+    min_confidence: float = 0.0,
+    max_hops: int = 1,
+    *,
+    alias: str | None = None,
+    **options: Any,
+):
+    """The bounded neighbourhood of named entities on the current (or named) connection (``%gsubgraph``).
+
+    See :func:`gestalt_nb.neighbourhood.query_subgraph` for the options and guarantees.
+    """
+    result = REGISTRY.get(alias).subgraph(entities, relations, min_confidence, max_hops, **options)
+    REGISTRY.last_result = result
+    return result
 
 
 def show_retrieval(retriever: Any, query: str):

@@ -350,6 +350,7 @@ class ClaimAPI:
              "valid_to": instant(valid_to, "--valid-to"), "source": source, "confidence": confidence, "world": world,
              "object_kind": "literal" if literal else "entity"},
         )
+        self.connection.feed.publish("claim", [data.get("logical_id") or data.get("claim_id") or subject], exact=True)
         return ClaimTable("write", [data], f"asserted {subject} {predicate} {object}")
 
     def correct(
@@ -365,6 +366,7 @@ class ClaimAPI:
              "provenance": _provenance(provenance) if provenance is not None else None,
              "valid_from": instant(valid_from, "--valid-from"), "valid_to": instant(valid_to, "--valid-to")},
         )
+        self.connection.feed.publish("claim", [claim_id], exact=True)
         return ClaimTable("write", [data], f"corrected {claim_id}")
 
     def retract(
@@ -379,6 +381,7 @@ class ClaimAPI:
             {"claim_id": claim_id, "supersedes_version_id": supersedes, "reason": reason,
              "valid_from": instant(valid_from, "--valid-from"), "valid_to": instant(valid_to, "--valid-to")},
         )
+        self.connection.feed.publish("claim", [claim_id], exact=True)
         return ClaimTable("write", [data], f"retracted {claim_id}")
 
 

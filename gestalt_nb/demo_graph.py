@@ -15,6 +15,8 @@ from gestaltdb.temporal import TemporalDate
 from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBGraph, GraphDocument, GraphNode
 
+from .names import NAME_KEY, keyed
+
 PEOPLE = [
     # id, name, born, h_index, rating
     ("alice", "Alice Chen", date(1988, 3, 14), 21, 4.7),
@@ -117,9 +119,11 @@ def build_demo(graph: GestaltDBGraph) -> None:
     db = graph.graph
     if "name" not in db.indexed_node_properties:
         db.create_node_property_index("name")
+    if NAME_KEY not in db.indexed_node_properties:
+        db.create_node_property_index(NAME_KEY)
     labels = _label_of()
     with db.transaction() as tx:
-        tx.put_nodes(_nodes())
+        tx.put_nodes(keyed(tx, _nodes()))
         tx.put_edges_bulk(
             [Edge(f"{src}-{kind}-{dst}", src, dst, properties={"type": kind, **props}) for src, kind, dst, props in RELATIONSHIPS],
             check_existing=False,

@@ -34,6 +34,7 @@ from langchain_gestaltdb import GestaltDBGraph
 from langchain_gestaltdb._ingestion import entity_id
 
 from .errors import GestaltError
+from .names import keyed
 from .session import Connection
 
 #: Rows written between two progress updates (all inside the one transaction). Edges go in larger
@@ -265,7 +266,7 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
                 for offset in range(0, len(items), size):
                     chunk = items[offset : offset + size]
                     if method == "put_nodes":
-                        tx.put_nodes(chunk)
+                        tx.put_nodes(keyed(tx, chunk))
                     else:
                         tx.put_edges_bulk(chunk, check_existing=extra)
                     progress.update(len(chunk))
@@ -283,6 +284,7 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
+    if total: connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)  # noqa: E701
     return seconds
 
 
@@ -444,4 +446,5 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
     except Exception as exc:
         raise GestaltError(f"The load failed and was rolled back; nothing was written: {exc}") from exc
     connection.graph.refresh_schema()
+    connection.feed.publish("load", None, exact=False)
     return LoadResult("graph documents", len(documents), len(documents), 0, 0, time.perf_counter() - started)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_cell_magic, line_magic, magics_class
 from traitlets import Bool, Enum, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
@@ -141,10 +141,37 @@ def _claims_parser() -> _Parser:
     return parser
 
 
+def _gsubgraph_parser() -> _Parser:
+    parser = _Parser(prog="%gsubgraph", add_help=False)
+    parser.add_argument("entities", nargs="*", help="names (case-insensitive, through the name index) or node ids; none: a bounded sample")
+    parser.add_argument("--relations", help="comma-separated relationship types to keep")
+    parser.add_argument("--hops", type=int, default=1, help="hops out from the seeds (both directions)")
+    parser.add_argument("--min-confidence", type=float, default=0.0, help="keep relationships whose confidence is at least this")
+    parser.add_argument("--max-nodes", type=int, default=500, help="nodes collected before the walk stops")
+    parser.add_argument("--max-edges", type=int, default=2000, help="relationships kept")
+    parser.add_argument("--max-fanout", type=int, default=100, help="neighbours read per node and type")
+    parser.add_argument("--include-internal", action="store_true", help="also walk gestalt-nb's own nodes and relationships")
+    parser.add_argument("--filter-during-traversal", action="store_true", help="apply --relations/--min-confidence while walking")
+    parser.add_argument("--drop-isolated", action="store_true", help="leave out nodes with no kept relationship")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("-o", "--out", help="store the result in this variable")
+    return parser
+
+
+def _gmemory_parser() -> _Parser:
+    parser = _Parser(prog="%gmemory", add_help=False)
+    parser.add_argument("prefix", nargs="?", default="", help="namespace prefix, labels separated by / (e.g. users/42)")
+    parser.add_argument("--limit", type=int, default=200, help="items shown at most")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("-o", "--out", help="store the result in this variable")
+    return parser
+
+
 def _gcypher_parser() -> _Parser:
     parser = _Parser(prog="%%gcypher", add_help=False)
     parser.add_argument("-o", "--out", help="store the result in this variable")
     parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
+    parser.add_argument("--live", action="store_true", help="keep the result open: re-run on every change")
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
@@ -359,11 +386,13 @@ class GestaltMagic(Magics, Configurable):
         if args.explain:
             if args.save:
                 raise GestaltError("--save keeps a query that ran; --explain runs nothing. Drop one of them.")
-            from .plan import explain
+            from .query_plan import explain
 
             return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
+        if args.live:
+            return self._keep(self._live(connection, query, params, args), args.out)
         if settings.warn_slow:
-            from .plan import slow_warning
+            from .query_plan import slow_warning
 
             warning = slow_warning(connection, query or "", limit=args.limit)
             if warning:
@@ -424,6 +453,16 @@ class GestaltMagic(Magics, Configurable):
             return None
         return frame
 
+    def _live(self, connection: Any, query: str | None, params: Any, args: argparse.Namespace):
+        from .live_result import Live
+
+        if args.write:
+            raise GestaltError("--live and --write do not mix: a live view only reads. Run the write in its own cell.")
+        options = {"renderer": args.renderer, "max_nodes": args.max_nodes, "max_edges": args.max_edges}
+        options = {key: value for key, value in options.items() if value is not None}
+        settings.with_overrides(**options)
+        return Live(connection, query or "", params, limit=args.limit, view_options=options)
+
     # -- %gschema, %gexplore, %gretrieve ------------------------------------------
     @line_magic
     @_user_errors
@@ -471,6 +510,45 @@ class GestaltMagic(Magics, Configurable):
 
     @line_magic
     @_user_errors
+    def gsubgraph(self, line: str):
+        """The neighbourhood of named entities: %gsubgraph NAME [NAME ...] [--relations T,U] [--hops N] [--min-confidence X]."""
+        from .names import has_index
+
+        args = _gsubgraph_parser().parse_args(_words(line))
+        connection = REGISTRY.get(args.alias)
+        relations = [name.strip() for name in args.relations.split(",") if name.strip()] if args.relations else None
+        if args.entities and not has_index(connection.db):
+            print(
+                "This graph has no case-insensitive name index, so names are matched exactly (as node ids, or through a 'name' index). "
+                "Build it once (one transaction) with gestalt_nb.connection().index_names()."
+            )
+        result = connection.subgraph(
+            args.entities or None, relations, args.min_confidence, args.hops, max_nodes=args.max_nodes,
+            max_edges=args.max_edges, max_fanout=args.max_fanout, include_internal=args.include_internal,
+            filter_during_traversal=args.filter_during_traversal, drop_isolated=args.drop_isolated,
+        )
+        return self._keep(result, args.out)
+
+    @cell_magic
+    @_user_errors
+    def gask(self, line: str, cell: str):
+        """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR]."""
+        import gestalt_nb
+
+        parser = _Parser(prog="%%gask", add_help=False)
+        parser.add_argument("--model", help="variable holding a LangChain chat model")
+        parser.add_argument("--timeout", type=float, default=30.0)
+        parser.add_argument("--no-cypher", action="store_true", help="never use Cypher the model proposes")
+        parser.add_argument("--alias")
+        parser.add_argument("-o", "--out")
+        args = parser.parse_args(_words(line))
+        model = self._evaluate(args.model, "%%gask --model") if args.model else None
+        plan = gestalt_nb.plan(cell, model, alias=args.alias, timeout=args.timeout, allow_cypher=not args.no_cypher)
+        plan.execute()
+        return self._keep(plan, args.out)
+
+    @line_magic
+    @_user_errors
     def gload(self, line: str):
         """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
         from . import loading
@@ -499,12 +577,7 @@ class GestaltMagic(Magics, Configurable):
         """Show agent memory: %gmemory [PREFIX] (labels separated by /) [--limit N] [--alias A] [-o VAR]."""
         from .memory_result import browse, parse_prefix
 
-        parser = _Parser(prog="%gmemory", add_help=False)
-        parser.add_argument("prefix", nargs="?", default="")
-        parser.add_argument("--limit", type=int, default=200)
-        parser.add_argument("--alias")
-        parser.add_argument("-o", "--out")
-        args = parser.parse_args(_words(line))
+        args = _gmemory_parser().parse_args(_words(line))
         result = browse(REGISTRY.get(args.alias), parse_prefix(args.prefix), limit=args.limit)
         return self._keep(result, args.out)
 
@@ -585,6 +658,10 @@ HELP = (
      "%ghistory -n 10 -o runs", None),
     ("gsnippets", _gsnippets_parser, "The query snippets saved with %%gcypher --save NAME (used with --with NAME).",
      "%gsnippets\n%gsnippets --drop people", None),
+    ("gsubgraph", _gsubgraph_parser, "The bounded neighbourhood of named entities, over typed adjacency in both directions.",
+     "%gsubgraph 'Alice Chen' bob --hops 2 --relations KNOWS,WORKS_FOR", None),
+    ("gmemory", _gmemory_parser, "Agent memory kept in this graph (GestaltStore): the namespace tree and its items.",
+     "%gmemory users/42", None),
 )
 
 

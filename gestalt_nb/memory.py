@@ -289,6 +289,7 @@ class GestaltStore(BaseStore):
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._db = _graph_db(db)
+        self._source = db  # a gestalt-nb connection publishes each committed batch on its change feed
         self.index_config: dict[str, Any] | None = None
         self.embeddings = None
         if index:
@@ -427,11 +428,28 @@ class GestaltStore(BaseStore):
             try:
                 with db.transaction() as tx:
                     self._claim(tx, hint)
-                    return work(tx)
+                    result = work(tx)
             except GestaltError:
                 raise
             except Exception as exc:
                 raise self._explain(exc) from exc
+        self._publish(db)
+        return result
+
+    def _publish(self, db: GraphDB) -> None:
+        """One change-feed event per committed batch, on the connection this store writes through."""
+        from .session import REGISTRY
+
+        connection = self._source if hasattr(self._source, "feed") else None
+        for candidate in [] if connection else list(REGISTRY.connections.values()):
+            try:
+                if not candidate.closed and candidate.db is db:
+                    connection = candidate
+                    break
+            except GestaltError:
+                continue  # a borrowed graph its owner closed
+        if connection is not None:
+            connection.feed.publish("memory", None, exact=False)
 
     def _explain(self, exc: Exception) -> GestaltError:
         if type(exc).__name__ == "MapFullError":

@@ -259,6 +259,7 @@ def run(
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
         raise _failure(exc, params) from exc
     elapsed = time.perf_counter() - started
+    if prepared.writes: connection.feed.publish("cypher", None, exact=False)  # noqa: E701
     truncated = len(records) > row_limit
     notes = _notes(prepared, row_limit, truncated)
     records = records[:row_limit]

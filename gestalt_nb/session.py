@@ -83,10 +83,34 @@ class Connection:
         return run(self, query, params, **options)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, **options: Any):
-        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.plan.explain`."""
-        from .plan import explain
+        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.query_plan.explain`."""
+        from .query_plan import explain
 
         return explain(self, query, params, **options)
+
+    def subgraph(self, entities: Any = None, relations: Any = None, min_confidence: float = 0.0, max_hops: int = 1, **options: Any):
+        """The bounded neighbourhood of named entities; see :func:`gestalt_nb.neighbourhood.query_subgraph`."""
+        from .neighbourhood import query_subgraph
+
+        return query_subgraph(self, entities, relations, min_confidence, max_hops, **options)
+
+    def index_names(self) -> int:
+        """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
+        from .names import index_names
+
+        changed = index_names(self)
+        self.feed.publish("index_names", None, exact=False)
+        return changed
+
+    @property
+    def feed(self):
+        """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed`)."""
+        feed = self.__dict__.get("_feed")
+        if feed is None:
+            from .feed import Feed
+
+            feed = self.__dict__["_feed"] = Feed(self)
+        return feed
 
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
@@ -107,6 +131,10 @@ class Connection:
             self._handle = GestaltDBGraph(self.db, owns_graph=False)
         return self._handle
 
+    def _publish(self, op: str, ids: Any = None, *, exact: bool = True) -> None:
+        if not self.closed:
+            self.feed.publish(op, ids, exact=exact)
+
     def _tool_error(self, exc: Exception) -> str:
         if self.closed:
             return f"The GestaltDB connection '{self.alias}' is closed; these tools no longer work. {self._reopen_hint()} and build the tools again."
@@ -116,13 +144,13 @@ class Connection:
         """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
         from .handoff import Toolkit, bind
 
-        return bind(Toolkit(graph=self.handle, **options), self._tool_error)
+        return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def claim_toolkit(self, **options: Any):
         """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
         from .handoff import ClaimToolkit, bind
 
-        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error)
+        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def agent_tools(self, **options: Any) -> list[Any]:
         """What an agent gets by default: schema, read-only query, and the read-only claim tools."""
@@ -180,6 +208,8 @@ class Connection:
         """Close an owned database; a borrowed one is only forgotten, never closed."""
         if self.closed:
             return
+        if "_feed" in self.__dict__:
+            self.__dict__["_feed"].close()
         if self.owned:
             self.graph.close()
         elif self._handle is not None:

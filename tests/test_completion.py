@@ -114,7 +114,7 @@ def test_parameters_from_the_P_dict(shell, demo):
 def test_magic_options_and_their_values(shell, demo):
     options = {o for action in _gcypher_parser()._actions for o in action.option_strings}
     assert set(texts(shell, "%%gcypher -")) == options
-    assert texts(shell, "%%gcypher --li") == ["--limit"]
+    assert texts(shell, "%%gcypher --li") == ["--limit", "--live"]  # every option of the parser, --live included
     assert texts(shell, "%%gcypher --alias ") == ["demo"]
     assert set(texts(shell, "%%gcypher --renderer ")) == set(RENDERERS)
     assert texts(shell, "%gcypher --ex") == ["--explain"]

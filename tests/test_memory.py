@@ -444,3 +444,17 @@ def test_gmemory_draws_the_tree_and_tables_the_values(shell, demo):
     # The same memories through Cypher.
     rows = run(shell, "%%gcypher\nMATCH (m:__MemoryItem)-[:IN_NAMESPACE]->(n:__MemoryNamespace {path: 'users/ada/prefs'}) RETURN m.key AS key, m.value['text'] AS text ORDER BY key")
     assert rows.df.values.tolist() == [["drink", "green tea"], ["theme", "dark mode"]]
+
+
+def test_each_committed_batch_is_one_event_on_the_connection_feed(shell, demo):
+    store = demo.memory_store()
+    before = demo.feed.revision
+    store.batch([PutOp(("users", "1"), "a", {"x": 1}), PutOp(("users", "1"), "b", {"x": 2})])
+    assert demo.feed.revision == before + 1 and demo.feed.last_event.op == "memory"
+    store.get(("users", "1"), "a")  # a read publishes nothing
+    assert demo.feed.revision == before + 1
+    with pytest.raises(InvalidNamespaceError):
+        store.put(("users", "bad.dot"), "c", {"x": 3})  # refused: nothing committed, nothing published
+    assert demo.feed.revision == before + 1
+    GestaltStore(demo.graph).put(("users", "2"), "z", {"y": 1})  # through the adapter graph: same connection's feed
+    assert demo.feed.revision == before + 2
