@@ -1,0 +1,179 @@
+// Selection, the side panel, search and the toolbar's actions.
+
+function fmtValue(v) {
+  if (v === null || v === undefined) return "";
+  if (typeof v === "object") {
+    try {
+      return JSON.stringify(v);
+    } catch (e) {
+      return String(v);
+    }
+  }
+  return String(v);
+}
+
+export const actionMethods = {
+  nodeLabels(a) {
+    const out = [];
+    if (a.l >= 0 && this.labels[a.l]) out.push(String(this.labels[a.l].name));
+    if (a.L) for (const x of a.L) if (!out.includes(x)) out.push(x);
+    return out;
+  },
+
+  setSelection(ids, fromUser) {
+    const next = new Set((ids || []).map(String).filter((k) => this.graph.hasNode(k)));
+    const changed = new Set([...this.selected, ...next]);
+    this.selected = next;
+    const prevEdge = this.selectedEdge;
+    this.selectedEdge = null;
+    this.restyleNodes(changed);
+    if (prevEdge) this.restyleEdges([prevEdge]);
+    const first = [...next][next.size - 1];
+    if (first !== undefined) this.showNode(first);
+    else this.ui.showInfo(null);
+    this.updateButtons();
+    if (fromUser) {
+      this.model.set("selected", [...next]);
+      this.model.save_changes();
+    }
+  },
+
+  selectFromModel() {
+    const want = this.model.get("selected") || [];
+    const same = want.length === this.selected.size && want.every((k) => this.selected.has(String(k)));
+    if (!same) this.setSelection(want, false);
+  },
+
+  showNode(key) {
+    const a = this.nd.get(key);
+    const rows = [["id", key]];
+    const labs = this.nodeLabels(a);
+    if (labs.length) rows.push([labs.length > 1 ? "labels" : "label", labs.join(", ")]);
+    rows.push(["degree", String(this.graph.degree(key))]);
+    if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
+    this.ui.showInfo({ title: a.c, rows });
+  },
+
+  showEdge(key) {
+    const a = this.ed.get(key);
+    const [s, t] = this.graph.extremities(key);
+    const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
+    const rows = [
+      ["from", this.nd.get(s).c],
+      ["to", this.nd.get(t).c],
+      ["id", key],
+    ];
+    if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
+    this.ui.showInfo({ title: type, rows });
+  },
+
+  fit() {
+    if (this.renderer) this.renderer.getCamera().animatedReset({ duration: 300 });
+  },
+
+  hideSelected() {
+    const ids = [...this.selected].filter((k) => !this.hidden.has(k));
+    if (!ids.length) return;
+    for (const k of ids) this.hidden.add(k);
+    this.undo.push({ t: "hide", ids });
+    this.setSelection([], true);
+    this.restyleNodes(ids);
+    this.updateCount();
+  },
+
+  pinSelected() {
+    const ids = [...this.selected];
+    if (!ids.length) return;
+    const allPinned = ids.every((k) => this.nd.get(k).fixed);
+    const prev = ids.map((k) => [k, !!this.nd.get(k).fixed]);
+    for (const k of ids) {
+      this.nd.get(k).fixed = !allPinned;
+      if (this.layout) this.layout.setFixed(k, !allPinned);
+    }
+    this.undo.push({ t: "pin", prev });
+    this.restyleNodes(ids);
+    this.updateButtons();
+  },
+
+  undoLast() {
+    const u = this.undo.pop();
+    if (!u) return;
+    if (u.t === "hide") {
+      for (const k of u.ids) this.hidden.delete(k);
+      this.restyleNodes(u.ids);
+      this.updateCount();
+    } else if (u.t === "pin") {
+      for (const [k, f] of u.prev) {
+        if (!this.graph.hasNode(k)) continue;
+        this.nd.get(k).fixed = f;
+        if (this.layout) this.layout.setFixed(k, f);
+      }
+      this.restyleNodes(u.prev.map((x) => x[0]));
+    } else if (u.t === "py") {
+      this.send({ kind: "undo" });
+    }
+    this.updateButtons();
+  },
+
+  search(q) {
+    q = String(q || "").trim().toLowerCase();
+    if (!q) return this.ui.setResults([], "");
+    const out = [];
+    const starts = [];
+    this.graph.forEachNode((k) => {
+      if (out.length + starts.length >= 200 || this.hidden.has(k)) return;
+      const i = this.nd.get(k).lc.indexOf(q);
+      if (i === 0) starts.push(k);
+      else if (i > 0) out.push(k);
+    });
+    const keys = starts.concat(out).slice(0, 12);
+    this.ui.setResults(
+      keys.map((k) => {
+        const a = this.nd.get(k);
+        return { key: k, caption: a.c, extra: this.nodeLabels(a).join(", ") };
+      }),
+      q
+    );
+  },
+
+  pick(key) {
+    if (!this.graph.hasNode(key)) return;
+    this.setSelection([key], true);
+    this.send({ kind: "click", id: key });
+    const d = this.renderer && this.renderer.getNodeDisplayData(key);
+    if (d) {
+      const cam = this.renderer.getCamera();
+      cam.animate({ x: d.x, y: d.y, ratio: Math.min(cam.getState().ratio, this.graph.order > 200 ? 0.25 : 0.7) }, { duration: 400 });
+    }
+  },
+
+  updateButtons() {
+    this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0 });
+  },
+
+  updateCount() {
+    let n = this.graph.order, m = this.graph.size;
+    if (this.hidden.size) {
+      n = this.hooks.nodesDrawn();
+      m = this.hooks.edgesDrawn();
+    }
+    const c = this.payload.counts || {};
+    const tn = Number(c.nodes), tm = Number(c.edges);
+    const nodes = n.toLocaleString("en-US") + (tn > this.graph.order ? " of " + tn.toLocaleString("en-US") : "") + (tn > this.graph.order || n !== 1 ? " nodes" : " node");
+    const rels = m.toLocaleString("en-US") + (tm > this.graph.size ? " of " + tm.toLocaleString("en-US") : "") + (m === 1 && !(tm > this.graph.size) ? " relationship" : " relationships");
+    const hid = this.hidden.size ? " (" + this.hidden.size + " hidden)" : "";
+    this.ui.setCount(nodes + " · " + rels + hid);
+  },
+
+  updateLegend() {
+    const counts = new Map();
+    for (const d of this.nd.values()) counts.set(d.l, (counts.get(d.l) || 0) + 1);
+    const t = this.theme;
+    const entries = [];
+    this.labels.forEach((lab, i) => {
+      if (!lab || !counts.get(i)) return;
+      entries.push({ name: String(lab.name), color: this.labelColors[i] || t.node, n: counts.get(i) });
+    });
+    this.ui.setLegend(entries);
+  },
+};

@@ -1,0 +1,187 @@
+// Python -> JS messages: deltas (add / remove / highlight / fit), sync, status.
+import { addItems } from "./payload.js";
+import { layoutNew, placeNear, SPACING } from "./layout.js";
+
+export const deltaMethods = {
+  onMessage(msg) {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.kind === "status") {
+      this.ui.setStatus(String(msg.text ?? ""), msg.level);
+      return;
+    }
+    if (msg.kind !== "delta") return;
+    const r = Number(msg.revision);
+    if (!Number.isInteger(r) || r <= this.revision) return;
+    if (r > this.revision + 1) {
+      this.askSync();
+      return;
+    }
+    this.applyDelta(msg);
+    this.revision = r;
+    this.syncAsked = -1;
+    if (msg.undoable) {
+      this.undo.push({ t: "py", revision: r });
+      this.updateButtons();
+    }
+  },
+
+  askSync() {
+    if (this.syncAsked === this.revision) return;
+    this.syncAsked = this.revision;
+    this.send({ kind: "sync", have: this.revision });
+  },
+
+  applyDelta(msg) {
+    if (this.layout && this.layout.running) this.layout.settleNow();
+    const ops = Array.isArray(msg.ops) ? msg.ops : [];
+    let added = [];
+    let relegend = false;
+    for (const op of ops) {
+      if (!op || typeof op !== "object") continue;
+      if (op.op === "add") {
+        if (Array.isArray(op.labels)) {
+          this.labels = op.labels;
+          this.updateLabelColors();
+          relegend = true;
+        }
+        if (Array.isArray(op.types)) this.types = op.types;
+        added = added.concat(this.addNodes(op, msg.anchor));
+        relegend = true;
+      } else if (op.op === "remove") {
+        this.removeIds(Array.isArray(op.ids) ? op.ids.map(String) : []);
+        relegend = true;
+      } else if (op.op === "highlight") {
+        this.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
+      } else if (op.op === "fit") {
+        this.fitAfter = true;
+      }
+    }
+    if (this.ui.root.querySelector(".gc-status").textContent.startsWith("expanding")) this.ui.setStatus("", "info");
+    if (relegend) {
+      this.updateLegend();
+      this.updateCount();
+    }
+    if (this.renderer) this.renderer.refresh();
+    if (this.fitAfter) {
+      this.fitAfter = false;
+      this.fit();
+    } else this.keepInView();
+  },
+
+  addNodes(op, anchor) {
+    const g = this.graph;
+    const nodes = Array.isArray(op.nodes) ? op.nodes : [];
+    const edges = Array.isArray(op.edges) ? op.edges : [];
+    // where to put each new node
+    const nbr = new Map();
+    for (const e of edges) {
+      if (!e) continue;
+      const s = String(e.s), t = String(e.t);
+      if (g.hasNode(s) && !g.hasNode(t) && !nbr.has(t)) nbr.set(t, s);
+      if (g.hasNode(t) && !g.hasNode(s) && !nbr.has(s)) nbr.set(s, t);
+    }
+    const centre = this.graphCentre();
+    const step = this.typicalEdgeLength();
+    const anchorKey = anchor !== null && anchor !== undefined && g.hasNode(String(anchor)) ? String(anchor) : null;
+    const around = new Map();
+    const place = (key) => {
+      const near = anchorKey || nbr.get(key) || null;
+      const c = near ? g.getNodeAttributes(near) : centre;
+      const k = around.get(near) || 0;
+      around.set(near, k + 1);
+      return placeNear(c, k, nodes.length, near ? step : step * 2);
+    };
+    this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
+    const res = addItems(g, this, nodes, edges, this.styler(), place);
+    layoutNew(g, res.nodes);
+    return res.nodes;
+  },
+
+  graphCentre() {
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    this.graph.forEachNode((k, a) => {
+      if (a.x < x0) x0 = a.x;
+      if (a.x > x1) x1 = a.x;
+      if (a.y < y0) y0 = a.y;
+      if (a.y > y1) y1 = a.y;
+    });
+    if (!Number.isFinite(x0)) return { x: 0, y: 0 };
+    return { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
+  },
+
+  typicalEdgeLength() {
+    const g = this.graph;
+    const lens = [];
+    let i = 0;
+    g.forEachEdge((k, a, s, t, sa, ta) => {
+      if (i++ > 400) return;
+      const d = Math.hypot(sa.x - ta.x, sa.y - ta.y);
+      if (d > 0) lens.push(d);
+    });
+    if (!lens.length) return SPACING * 3;
+    lens.sort((a, b) => a - b);
+    return lens[lens.length >> 1];
+  },
+
+  removeIds(ids) {
+    const g = this.graph;
+    const nodes = [];
+    for (const k of ids) {
+      if (g.hasNode(k)) nodes.push(k);
+      else if (g.hasEdge(k)) g.dropEdge(k);
+    }
+    const touched = new Set();
+    for (const k of ids) if (this.ed.has(k) && !g.hasEdge(k)) this.ed.delete(k);
+    for (const k of nodes) {
+      g.forEachNeighbor(k, (m) => touched.add(m));
+      g.forEachEdge(k, (e) => this.ed.delete(e));
+      g.dropNode(k);
+      this.nd.delete(k);
+      this.hidden.delete(k);
+    }
+    for (const k of nodes) touched.delete(k);
+    // degrees changed for neighbours
+    for (const k of touched) {
+      if (g.hasNode(k)) {
+        this.nd.get(k).deg = g.degree(k);
+        g.updateNodeAttributes(k, (a) => this.styleNode(k, a));
+      }
+    }
+    const sel = [...this.selected].filter((k) => g.hasNode(k));
+    if (sel.length !== this.selected.size) this.setSelection(sel, true);
+    if (this.selectedEdge && !g.hasEdge(this.selectedEdge)) {
+      this.selectedEdge = null;
+      this.ui.showInfo(null);
+    }
+  },
+
+  highlight(ids, only) {
+    const g = this.graph;
+    const want = new Set(ids);
+    const nodes = [], edges = [];
+    if (only) {
+      for (const [k, d] of this.nd) if (d.h !== (want.has(k) ? 1 : 0)) nodes.push([k, want.has(k) ? 1 : 0]);
+      for (const [k, d] of this.ed) if (d.h !== (want.has(k) ? 1 : 0)) edges.push([k, want.has(k) ? 1 : 0]);
+    } else {
+      for (const k of want) {
+        if (this.nd.has(k)) nodes.push([k, 1]);
+        else if (this.ed.has(k)) edges.push([k, 1]);
+      }
+    }
+    for (const [k, h] of nodes) this.nd.get(k).h = h;
+    for (const [k, h] of edges) this.ed.get(k).h = h;
+    this.hlCount = 0;
+    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    if (nodes.length > 200 || edges.length > 200) this.restyleAll();
+    else {
+      this.restyleNodes(nodes.map((x) => x[0]));
+      this.restyleEdges(edges.map((x) => x[0]));
+    }
+  },
+
+  // Refit only when a drawn node ended up outside the canvas.
+  keepInView() {
+    if (!this.renderer) return;
+    if (this.hooks.nodesInView() < this.hooks.nodesDrawn()) this.fit();
+  },
+};

@@ -1,0 +1,91 @@
+// Test hooks exposed as element.gestaltCanvas (see CANVAS_PROTOCOL.md).
+
+export function makeHooks(view) {
+  // Graph updates reach sigma's caches before the scheduled frame processes
+  // them; render now so that hooks see what the next frame shows.
+  const flush = () => {
+    if (view.suspended) view.resume(); // asked about it: draw it again
+    const r = view.renderer;
+    if (r && r.needToProcess) r.render();
+  };
+  const screen = (id) => {
+    flush();
+    const r = view.renderer;
+    if (!r || !view.graph.hasNode(id)) return null;
+    const d = r.getNodeDisplayData(id);
+    if (!d) return null;
+    const p = r.framedGraphToViewport({ x: d.x, y: d.y });
+    return { x: p.x, y: p.y };
+  };
+  return {
+    get ready() {
+      if (view.suspended) view.resume();
+      return view.readyPromise;
+    },
+    get settled() {
+      return view.settledPromise;
+    },
+    nodesDrawn() {
+      let n = 0;
+      view.graph.forEachNode((k) => {
+        if (!view.hidden.has(k)) n++;
+      });
+      return n;
+    },
+    edgesDrawn() {
+      let n = 0;
+      view.graph.forEachEdge((k, a, s, t) => {
+        if (!view.hidden.has(s) && !view.hidden.has(t) && !view.hidden.has(k)) n++;
+      });
+      return n;
+    },
+    nodesInView() {
+      flush();
+      const r = view.renderer;
+      if (!r) return 0;
+      const { width, height } = r.getDimensions();
+      if (!width || !height) return 0;
+      let n = 0;
+      view.graph.forEachNode((k) => {
+        if (view.hidden.has(k)) return;
+        const d = r.getNodeDisplayData(k);
+        if (!d) return;
+        const p = r.framedGraphToViewport({ x: d.x, y: d.y });
+        if (p.x >= 0 && p.y >= 0 && p.x <= width && p.y <= height) n++;
+      });
+      return n;
+    },
+    screenPosition: screen,
+    graphPosition(id) {
+      if (!view.graph.hasNode(id)) return null;
+      const a = view.graph.getNodeAttributes(id);
+      return { x: a.x, y: a.y };
+    },
+    revision: () => view.revision,
+    selected: () => [...view.selected],
+    timings: () => ({ ...view.times }),
+    sigmaInstanceId: () => view.instanceId,
+    // extras for tests/debugging
+    canvas: () => view.ui.sigmaBox.querySelector("canvas.sigma-nodes") || view.ui.sigmaBox.querySelector("canvas"),
+    layoutRunning: () => !!(view.layout && view.layout.running),
+    suspended: () => !!view.suspended,
+    debug: (x, y) => ({
+      edgeAt: view.renderer && x !== undefined ? view.renderer.getEdgeAtPoint(x, y) : null,
+      nodeAt: view.renderer && x !== undefined ? view.renderer.getNodeAtPosition({ x, y }) : null,
+      dims: view.renderer && view.renderer.getDimensions(),
+      pr: view.renderer && view.renderer.pixelRatio,
+      hoveredNode: view.renderer && view.renderer.hoveredNode,
+      hoveredEdge: view.renderer && view.renderer.hoveredEdge,
+      edgeEvents: view.renderer && view.renderer.getSetting("enableEdgeEvents"),
+      live: view.renderer ? 1 : 0,
+    }),
+    refreshTheme: () => view.applyTheme(),
+    nodeAttributes(id) {
+      if (!view.graph.hasNode(id)) return null;
+      const a = view.graph.getNodeAttributes(id);
+      const d = view.nd.get(id);
+      return { h: d.h, type: a.type || view.nodeType, hidden: !!a.hidden, size: a.size, color: a.color, label: a.label, fixed: !!d.fixed };
+    },
+    cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
+  };
+}

@@ -1,0 +1,396 @@
+// gestalt-nb graph canvas: render({model, el}) for anywidget (see CANVAS_PROTOCOL.md).
+import Sigma from "sigma";
+import { normalizePayload, newGraph, addItems } from "./payload.js";
+import { startPositions, Layout } from "./layout.js";
+import { buildUI, clip } from "./ui.js";
+import { readTheme } from "./theme.js";
+import { makeHooks } from "./hooks.js";
+import { styleMethods } from "./style.js";
+import { actionMethods } from "./actions.js";
+import { deltaMethods } from "./delta.js";
+
+let instances = 0;
+
+// Each sigma instance holds 3 WebGL contexts and Chromium keeps at most 16 per
+// page (the oldest is lost beyond that), so a notebook with many graph outputs
+// keeps only MAX_LIVE renderers; views out of sight are suspended (renderer
+// killed, graph/positions/camera kept) and resumed when they come back.
+const MAX_LIVE = 5;
+const live = new Set();
+let clock = 0;
+
+// Makes room for one more renderer (called before creating it).
+function makeRoom(keep) {
+  if (live.size < MAX_LIVE) return;
+  // out of sight first, then the least recently seen
+  const order = [...live].filter((v) => v !== keep).sort((a, b) => a.visible - b.visible || a.seen - b.seen);
+  while (live.size >= MAX_LIVE && order.length) order.shift().suspend();
+}
+
+class CanvasView {
+  constructor(model, el) {
+    this.model = model;
+    this.el = el;
+    this.instanceId = 0;
+    this.renderer = null;
+    this.layout = null;
+    this.selected = new Set();
+    this.selectedEdge = null;
+    this.hidden = new Set();
+    this.undo = [];
+    this.revision = 0;
+    this.syncAsked = -1;
+    this.times = { start: performance.now(), firstFrame: null, settled: null };
+    this.disposers = [];
+
+    const root = document.createElement("div");
+    root.className = "gc-root";
+    root.setAttribute("data-gestalt-canvas", "");
+    el.appendChild(root);
+    this.root = root;
+    this.ui = buildUI(root, {
+      fit: () => this.fit(),
+      hide: () => this.hideSelected(),
+      pin: () => this.pinSelected(),
+      undo: () => this.undoLast(),
+      search: (q) => this.search(q),
+      pick: (key) => this.pick(key),
+    });
+    this.hooks = makeHooks(this);
+    root.gestaltCanvas = this.hooks;
+    el.gestaltCanvas = this.hooks;
+    this.theme = readTheme(root);
+
+    const listen = (name, fn) => {
+      model.on(name, fn);
+      this.disposers.push(() => model.off(name, fn));
+    };
+    listen("change:graph", () => this.build());
+    listen("change:selected", () => this.selectFromModel());
+    listen("change:height", () => this.applyHeight());
+    listen("change:settings", () => this.applySettings());
+    listen("msg:custom", (msg) => this.onMessage(msg));
+    listen("change:revision", () => {
+      // a delta message may still be on its way: ask for a sync only if we stay behind
+      clearTimeout(this.revTimer);
+      this.revTimer = setTimeout(() => {
+        const r = this.model.get("revision");
+        if (typeof r === "number" && r > this.revision && this.renderer) this.askSync();
+      }, 1500);
+    });
+    this.disposers.push(() => clearTimeout(this.revTimer));
+
+    this.visible = typeof IntersectionObserver === "undefined"; // else told by the observer
+    if (typeof IntersectionObserver !== "undefined") {
+      const io = new IntersectionObserver(
+        (entries) => {
+          for (const e of entries) {
+            this.visible = e.isIntersecting;
+            if (this.visible) {
+              this.seen = ++clock;
+              this.resume();
+            }
+          }
+        },
+        { rootMargin: "200px" }
+      );
+      io.observe(root);
+      this.disposers.push(() => io.disconnect());
+    }
+    const ro = new ResizeObserver(() => this.onResize());
+    ro.observe(this.ui.sigmaBox);
+    ro.observe(root);
+    this.disposers.push(() => ro.disconnect());
+    if (typeof MutationObserver !== "undefined" && document.body) {
+      const mo = new MutationObserver(() => this.applyTheme());
+      mo.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name", "class"] });
+      this.disposers.push(() => mo.disconnect());
+    }
+    this.applyHeight();
+    this.build();
+  }
+
+  // ---- building ---------------------------------------------------------------
+
+  build() {
+    this.teardown();
+    const t0 = performance.now();
+    this.times = { start: this.instanceId ? t0 : this.times.start, firstFrame: null, settled: null };
+    let resolveReady, resolveSettled;
+    this.readyPromise = new Promise((r) => (resolveReady = r));
+    this.settledPromise = new Promise((r) => (resolveSettled = r));
+    this.resolveReady = resolveReady;
+    this.resolveSettled = resolveSettled;
+
+    const p = normalizePayload(this.model.get("graph"));
+    this.payload = p;
+    this.labels = p.labels;
+    this.types = p.types;
+    this.hlCount = p.nodes.filter((n) => n && n.h).length;
+    this.revision = 0;
+    this.syncAsked = -1;
+    this.selected = new Set();
+    this.selectedEdge = null;
+    this.hidden = new Set();
+    this.undo = [];
+    this.theme = readTheme(this.root);
+    this.updateLabelColors();
+
+    const N = p.nodes.length, E = p.edges.length;
+    this.sizing(N, E);
+    const graph = newGraph();
+    this.graph = graph;
+    this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
+    this.ed = new Map(); // edge key -> {y, h, p}
+    const m = (this.times.marks = { payload: t0 });
+    addItems(graph, this, p.nodes, p.edges, this.styler());
+    m.graph = performance.now();
+    startPositions(graph);
+    m.positions = performance.now();
+
+    this.ui.setNotes(p.notes);
+    this.updateLegend();
+    this.updateCount();
+    this.ui.setStatus("", "info");
+    this.ui.showInfo(null);
+    this.updateButtons();
+
+    this.instanceId = ++instances;
+    this.camState = null;
+    m.ui = performance.now();
+    this.makeRenderer();
+    m.sigma = performance.now();
+    this.waitFirstFrame();
+
+    const want = this.model.get("selected");
+    if (Array.isArray(want) && want.length) this.setSelection(want, false);
+    const rev = this.model.get("revision");
+    if (typeof rev === "number" && rev > 0) this.askSync();
+  }
+
+  makeRenderer() {
+    makeRoom(this);
+    const r = new Sigma(this.graph, this.ui.sigmaBox, this.sigmaSettings());
+    this.renderer = r;
+    this.bindEvents();
+    // someone else's WebGL use may still push ours out: redraw with fresh contexts
+    for (const c of this.ui.sigmaBox.querySelectorAll("canvas")) {
+      c.addEventListener("webglcontextlost", (e) => {
+        e.preventDefault();
+        setTimeout(() => {
+          if (this.renderer !== r) return;
+          const now = performance.now();
+          this.losses = (this.losses || []).filter((t) => now - t < 10000);
+          this.losses.push(now);
+          this.suspend();
+          if (this.visible && this.losses.length <= 3) this.resume();
+        }, 0);
+      });
+    }
+    this.suspended = false;
+    live.add(this);
+    this.seen = ++clock;
+  }
+
+  dropRenderer() {
+    const r = this.renderer;
+    if (!r) return;
+    this.renderer = null;
+    live.delete(this);
+    const gls = Object.values(r.webGLContexts || {});
+    r.kill();
+    for (const gl of gls) {
+      const ext = gl && gl.getExtension && gl.getExtension("WEBGL_lose_context");
+      if (ext) ext.loseContext();
+    }
+  }
+
+  suspend() {
+    if (!this.renderer) return;
+    this.camState = this.renderer.getCamera().getState();
+    this.dropRenderer();
+    this.suspended = true;
+    this.ui.hideTip();
+  }
+
+  resume() {
+    if (this.renderer || !this.graph || !this.suspended) return;
+    this.makeRenderer();
+    if (this.camState) this.renderer.getCamera().setState(this.camState);
+    if (this.pendingFirstFrame || this.times.firstFrame === null) this.firstFrameGo();
+  }
+
+  waitFirstFrame() {
+    const id = this.instanceId;
+    const go = () => {
+      if (id !== this.instanceId || !this.renderer) return;
+      const box = this.ui.sigmaBox;
+      if (!box.offsetWidth || !box.offsetHeight || !box.isConnected) {
+        this.pendingFirstFrame = true; // the ResizeObserver calls go() again
+        return;
+      }
+      this.pendingFirstFrame = false;
+      this.applyTheme(); // the element may not have been in the page (no CSS variables) before
+      const before = this.renderer.getDimensions();
+      this.renderer.resize();
+      const now = this.renderer.getDimensions();
+      if (now.width !== before.width || now.height !== before.height) this.renderer.refresh();
+      this.times.marks.rendered = performance.now();
+      requestAnimationFrame(() => {
+        if (id !== this.instanceId) return;
+        this.times.firstFrame = performance.now();
+        this.resolveReady();
+        this.send({ kind: "ready", ms: Math.round(this.times.firstFrame - this.times.start), nodes: this.graph.order });
+        this.startLayout();
+      });
+    };
+    this.firstFrameGo = go;
+    go();
+  }
+
+  startLayout() {
+    const id = this.instanceId;
+    this.layout = new Layout(this.graph, {
+      isFixed: (k) => {
+        const d = this.nd.get(k);
+        return !!(d && d.fixed);
+      },
+      wide: () => this.ui.sigmaBox.clientWidth >= this.ui.sigmaBox.clientHeight,
+      onUpdate: () => {},
+      onSettled: () => {
+        if (id !== this.instanceId) return;
+        this.times.settled = performance.now();
+        this.times.iterations = this.layout ? this.layout.iterationsDone : 0;
+        this.renderer && this.renderer.refresh();
+        this.keepInView();
+        this.resolveSettled();
+      },
+    });
+    this.layout.start();
+  }
+
+  bindEvents() {
+    const r = this.renderer;
+
+    r.on("clickNode", ({ node, event }) => {
+      const add = event && event.original && (event.original.shiftKey || event.original.metaKey || event.original.ctrlKey);
+      if (add) {
+        const next = new Set(this.selected);
+        if (next.has(node)) next.delete(node);
+        else next.add(node);
+        this.setSelection([...next], true);
+      } else this.setSelection([node], true);
+      this.send({ kind: "click", id: node });
+    });
+    r.on("doubleClickNode", (e) => {
+      e.preventSigmaDefault();
+      if (e.event && e.event.preventSigmaDefault) e.event.preventSigmaDefault();
+      this.send({ kind: "dblclick", id: e.node });
+      const s = this.model.get("settings") || {};
+      if (s.expandable) this.ui.setStatus("expanding " + clip(this.nd.get(e.node).c, 60) + "…", "info");
+    });
+    const clickEdge = (edge) => {
+      const prev = this.selectedEdge;
+      this.selectedEdge = edge;
+      this.restyleEdges([prev, edge].filter(Boolean));
+      this.showEdge(edge);
+    };
+    r.on("clickStage", ({ event }) => {
+      // thin edges are easy to miss (sigma picks on a downsized buffer): look around the click
+      if (r.getSetting("enableEdgeEvents") && event) {
+        for (const [dx, dy] of [[0, 2], [2, 0], [0, -2], [-2, 0], [2, 2], [-2, -2], [2, -2], [-2, 2]]) {
+          const e = r.getEdgeAtPoint(event.x + dx, event.y + dy);
+          if (e) return clickEdge(e);
+        }
+      }
+      if (this.selected.size || this.selectedEdge) this.setSelection([], true);
+    });
+    r.on("clickEdge", ({ edge }) => clickEdge(edge));
+    r.on("enterNode", ({ node, event }) => {
+      const a = this.nd.get(node);
+      const lines = [a.c];
+      const labs = this.nodeLabels(a);
+      if (labs.length) lines.push(labs.join(", "));
+      this.ui.showTip(event.x, event.y, lines);
+    });
+    r.on("leaveNode", () => this.ui.hideTip());
+    r.on("enterEdge", ({ edge, event }) => {
+      const a = this.ed.get(edge);
+      const [s, t] = this.graph.extremities(edge);
+      const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
+      this.ui.showTip(event.x, event.y, [type, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
+    });
+    r.on("leaveEdge", () => this.ui.hideTip());
+  }
+
+  // ---- traits / environment --------------------------------------------------------
+
+  applyHeight() {
+    let hgt = Number(this.model.get("height"));
+    if (!Number.isFinite(hgt) || hgt < 120) hgt = 480;
+    this.ui.sigmaBox.style.height = Math.min(hgt, 4000) + "px";
+    this.ui.panel.style.maxHeight = Math.min(hgt, 4000) + 60 + "px";
+  }
+
+  applySettings() {
+    // settings.caption is applied by Python (it builds captions); nothing to redraw here.
+  }
+
+  applyTheme() {
+    const next = readTheme(this.root);
+    if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
+    this.theme = next;
+    this.updateLabelColors();
+    if (!this.renderer) return;
+    const s = this.sigmaSettings();
+    this.renderer.setSetting("labelColor", s.labelColor);
+    this.renderer.setSetting("edgeLabelColor", s.edgeLabelColor);
+    this.restyleAll();
+  }
+
+  onResize() {
+    this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
+    if (!this.renderer) return;
+    if (this.pendingFirstFrame) {
+      this.firstFrameGo();
+      return;
+    }
+    this.renderer.resize();
+    this.renderer.refresh();
+  }
+
+  send(msg) {
+    try {
+      this.model.send(msg);
+    } catch (e) {
+      /* comm closed */
+    }
+  }
+
+  teardown() {
+    if (this.layout) this.layout.stop();
+    this.layout = null;
+    this.dropRenderer();
+    this.suspended = false;
+    this.ui.hideTip();
+  }
+
+  destroy() {
+    this.teardown();
+    for (const d of this.disposers.splice(0)) d();
+    this.instanceId = -1;
+    if (this.root.parentNode) this.root.parentNode.removeChild(this.root);
+    if (this.el.gestaltCanvas === this.hooks) delete this.el.gestaltCanvas;
+  }
+}
+
+// the view's methods live in small modules: style.js (display attributes and
+// sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
+Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods);
+
+export function render({ model, el }) {
+  const view = new CanvasView(model, el);
+  return () => view.destroy();
+}
+
+export default { render };

@@ -1,0 +1,429 @@
+// Start positions (BFS order per component on a phyllotaxis spiral, components
+// packed), ForceAtlas2 in a web worker that settles and stops, and a local
+// layout for nodes added by a delta (old nodes fixed).
+import fa2WorkerFunction from "graphology-layout-forceatlas2/webworker.js";
+import iterate from "graphology-layout-forceatlas2/iterate.js";
+
+const GOLDEN = Math.PI * (3 - Math.sqrt(5));
+const PPN = 10; // FA2 node matrix stride
+const PPE = 3;
+const f32 = Math.fround;
+
+export const SPACING = 10;
+
+function spiral(i, s) {
+  const r = s * Math.sqrt(i + 0.5);
+  const a = i * GOLDEN;
+  return [r * Math.cos(a), r * Math.sin(a)];
+}
+
+// Writes x/y of every node of `graph` (float32-exact values, so FA2's Float32
+// matrices round-trip them unchanged).
+export function startPositions(graph) {
+  const seen = new Set();
+  const nodes = graph.nodes();
+  const deg = new Map();
+  for (const n of nodes) deg.set(n, graph.degree(n));
+  nodes.sort((a, b) => deg.get(b) - deg.get(a));
+  const comps = [];
+  const singles = [];
+  for (const root of nodes) {
+    if (seen.has(root)) continue;
+    seen.add(root);
+    const comp = [root];
+    for (let i = 0; i < comp.length; i++) {
+      graph.forEachNeighbor(comp[i], (m) => {
+        if (!seen.has(m)) {
+          seen.add(m);
+          comp.push(m);
+        }
+      });
+    }
+    if (comp.length === 1) singles.push(root);
+    else comps.push(comp);
+  }
+  if (singles.length) comps.push(singles);
+  comps.sort((a, b) => b.length - a.length);
+  // shelf packing of the components' bounding squares
+  const side = (c) => 2 * SPACING * Math.sqrt(c.length + 1) + 2 * SPACING;
+  let area = 0;
+  for (const c of comps) area += side(c) * side(c);
+  const rowWidth = Math.max(side(comps[0] || []), Math.sqrt(area) * 1.15);
+  let cx = 0, cy = 0, rowH = 0;
+  const pos = new Map();
+  for (const c of comps) {
+    const w = side(c);
+    if (cx > 0 && cx + w > rowWidth) {
+      cx = 0;
+      cy += rowH;
+      rowH = 0;
+    }
+    const ox = cx + w / 2, oy = cy + w / 2;
+    for (let i = 0; i < c.length; i++) {
+      const [x, y] = spiral(i, SPACING);
+      pos.set(c[i], [f32(ox + x), f32(-(oy + y))]);
+    }
+    cx += w;
+    rowH = Math.max(rowH, w);
+  }
+  graph.updateEachNodeAttributes(
+    (n, a) => {
+      const p = pos.get(n);
+      a.x = p[0];
+      a.y = p[1];
+      return a;
+    },
+    { attributes: ["x", "y"] }
+  );
+}
+
+export function fa2Settings(order) {
+  return {
+    linLogMode: false,
+    outboundAttractionDistribution: false,
+    adjustSizes: false,
+    edgeWeightInfluence: 1,
+    scalingRatio: 10,
+    strongGravityMode: true,
+    gravity: 0.05,
+    slowDown: 1 + Math.log(Math.max(order, 1)),
+    barnesHutOptimize: order > 1500,
+    barnesHutTheta: 0.6,
+  };
+}
+
+function toMatrices(graph, nodes, fixed) {
+  const index = new Map();
+  const N = new Float32Array(nodes.length * PPN);
+  nodes.forEach((n, i) => {
+    const a = graph.getNodeAttributes(n);
+    const j = i * PPN;
+    index.set(n, j);
+    N[j] = a.x;
+    N[j + 1] = a.y;
+    N[j + 6] = 1;
+    N[j + 7] = 1;
+    N[j + 8] = 1;
+    N[j + 9] = fixed(n, a) ? 1 : 0;
+  });
+  const edges = [];
+  graph.forEachEdge((e, a, s, t) => {
+    if (s === t) return;
+    const sj = index.get(s), tj = index.get(t);
+    if (sj === undefined || tj === undefined) return;
+    edges.push(sj, tj);
+  });
+  const E = new Float32Array((edges.length / 2) * PPE);
+  for (let i = 0, j = 0; i < edges.length; i += 2, j += PPE) {
+    E[j] = edges[i];
+    E[j + 1] = edges[i + 1];
+    E[j + 2] = 1;
+    N[edges[i] + 6] += 1;
+    N[edges[i + 1] + 6] += 1;
+  }
+  return { nodes: N, edges: E };
+}
+
+// Worker source: graphology's FA2 worker body, driven for `budget` ms (at least
+// `iterations` iterations) per message, answering with the new positions and
+// the mean displacement per iteration.
+const WORKER_SOURCE =
+  "var __h,__o;(function(){var self={addEventListener:function(t,h){__h=h},postMessage:function(m){__o=m}};(" +
+  fa2WorkerFunction.toString() +
+  ").call(this)})();" +
+  "self.onmessage=function(e){var d=e.data,a=new Float32Array(d.nodes),n=a.length/10,px=new Float32Array(n),py=new Float32Array(n),i,k;" +
+  "for(i=0;i<n;i++){px[i]=a[i*10];py[i]=a[i*10+1]}" +
+  "var t0=performance.now();for(k=0;k<d.iterations||performance.now()-t0<d.budget;k++){__h({data:{settings:d.settings,nodes:a.buffer,edges:k===0?d.edges:undefined}});a=new Float32Array(__o.nodes);if(k>=500)break}" +
+  "var s=0,c=0,x0=1/0,x1=-1/0,y0=1/0,y1=-1/0;for(i=0;i<n;i++){var x=a[i*10],y=a[i*10+1];if(x<x0)x0=x;if(x>x1)x1=x;if(y<y0)y0=y;if(y>y1)y1=y;" +
+  "if(!a[i*10+9]){s+=Math.sqrt((x-px[i])*(x-px[i])+(y-py[i])*(y-py[i]));c++}}" +
+  "self.postMessage({nodes:a.buffer,ms:performance.now()-t0,disp:c?s/c/Math.max(k,1):0,iterations:k,extent:Math.max(x1-x0,y1-y0,1e-9)},[a.buffer])};";
+
+function createWorker() {
+  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "text/javascript" }));
+  try {
+    return new Worker(url);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+// Runs FA2 on the whole graph until it settles. onUpdate() is called after
+// positions were written into the graph; onSettled() once at the end.
+export class Layout {
+  constructor(graph, { onUpdate, onSettled, isFixed, minGap, wide, threshold = 0.001 }) {
+    this.wide = wide || (() => true);
+    this.minGap = minGap || (() => 0);
+    this.graph = graph;
+    this.isFixed = isFixed || (() => false);
+    this.onUpdate = onUpdate;
+    this.onSettled = onSettled;
+    this.threshold = threshold;
+    this.nodes = graph.nodes();
+    this.order = this.nodes.length;
+    this.settings = fa2Settings(this.order);
+    this.running = false;
+    this.done = false;
+    this.worker = null;
+    this.pendingFixed = new Map();
+    this.budget = 40; // ms of FA2 per worker message
+    this.iterationsDone = 0;
+    // time cap: small graphs settle by displacement well before it; big ones
+    // stop here (the worker takes a core of a shared machine meanwhile)
+    this.cap = this.order <= 2000 ? 10000 : Math.min(20000, 4000 + this.order * 0.5);
+    // every redraw costs CPU that software WebGL takes from the worker: redraw
+    // the moving layout at most every 100 ms (small) .. 1.5 s (50k nodes)
+    this.applyEvery = Math.min(1500, Math.max(100, this.order / 10));
+    this.lastApply = 0;
+    this.calm = 0;
+  }
+
+  start() {
+    if (this.running || this.done) return;
+    if (this.order < 2 || this.graph.size === 0) {
+      this.finish(null);
+      return;
+    }
+    this.running = true;
+    this.t0 = performance.now();
+    const m = toMatrices(this.graph, this.nodes, this.isFixed);
+    this.matrix = m.nodes;
+    try {
+      this.worker = createWorker();
+      this.worker.onmessage = (e) => this.onMessage(e.data);
+      this.worker.onerror = () => this.fallback(m.edges);
+      this.post(m.edges);
+    } catch (err) {
+      this.fallback(m.edges);
+    }
+  }
+
+  post(edges) {
+    const nodes = this.matrix;
+    for (const [j, f] of this.pendingFixed) nodes[j + 9] = f ? 1 : 0;
+    this.pendingFixed.clear();
+    this.batchStart = performance.now();
+    const msg = { settings: this.settings, nodes: nodes.buffer, iterations: 1, budget: this.budget };
+    const transfer = [nodes.buffer];
+    if (edges) {
+      msg.edges = edges.buffer;
+      transfer.push(edges.buffer);
+    }
+    this.matrix = null;
+    this.worker.postMessage(msg, transfer);
+  }
+
+  onMessage(d) {
+    if (!this.running) return;
+    this.iterationsDone += d.iterations;
+    const matrix = new Float32Array(d.nodes);
+    const now = performance.now();
+    const ratio = d.disp / d.extent;
+    this.calm = ratio < this.threshold ? this.calm + 1 : 0;
+    const settled = this.calm >= 3 || now - this.t0 > this.cap;
+    if (settled) {
+      this.apply(matrix);
+      this.finish(matrix);
+      return;
+    }
+    let copy = null;
+    // a redraw blocks the main thread (software WebGL) and delays the next
+    // batch: measure that and keep redraws to ~1/5 of the time
+    const block = now - this.batchStart - (d.ms || 0);
+    if (this.appliedLast) this.blockMs = this.blockMs ? this.blockMs * 0.5 + block * 0.5 : block;
+    this.appliedLast = false;
+    if (now - this.lastApply >= Math.max(this.applyEvery, this.minGap(), 4 * (this.blockMs || 0))) {
+      copy = matrix.slice();
+      this.appliedLast = true;
+    }
+    this.align(matrix);
+    this.matrix = matrix;
+    this.post(null);
+    if (copy) {
+      this.lastApply = now;
+      this.apply(copy);
+    }
+  }
+
+  // Keeps the layout's principal axis along the canvas's long side (FA2 is
+  // rotation-free, so this costs nothing but uses the space). Not with pins.
+  align(m) {
+    const n = m.length / PPN;
+    if (n < 3) return;
+    let mx = 0, my = 0;
+    for (let i = 0; i < n; i++) {
+      if (m[i * PPN + 9]) return;
+      mx += m[i * PPN];
+      my += m[i * PPN + 1];
+    }
+    mx /= n;
+    my /= n;
+    let cxx = 0, cyy = 0, cxy = 0;
+    for (let i = 0; i < n; i++) {
+      const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
+      cxx += x * x;
+      cyy += y * y;
+      cxy += x * y;
+    }
+    // only a clearly elongated layout has an axis worth turning (a round one would spin)
+    const tr = cxx + cyy, det = cxx * cyy - cxy * cxy;
+    const disc = Math.sqrt(Math.max(0, (tr * tr) / 4 - det));
+    if (tr / 2 + disc < 1.3 * (tr / 2 - disc)) return;
+    let a = 0.5 * Math.atan2(2 * cxy, cxx - cyy); // principal axis angle
+    if (!this.wide()) a -= Math.PI / 2;
+    if (Math.abs(a) < 0.01) return;
+    const c = Math.cos(-a), s = Math.sin(-a);
+    for (let i = 0; i < n; i++) {
+      const j = i * PPN;
+      const x = m[j], y = m[j + 1];
+      m[j] = x * c - y * s;
+      m[j + 1] = x * s + y * c;
+    }
+  }
+
+  fallback(edges) {
+    // No worker: bounded main-thread iterations, a slice per frame.
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    if (!this.matrix) {
+      const m = toMatrices(this.graph, this.nodes, this.isFixed);
+      this.matrix = m.nodes;
+      edges = m.edges;
+    }
+    const nodes = this.matrix;
+    const cap = Math.min(this.cap, 6000);
+    const step = () => {
+      if (!this.running) return;
+      const t = performance.now();
+      const n = nodes.length / PPN;
+      const px = new Float32Array(n), py = new Float32Array(n);
+      for (let i = 0; i < n; i++) {
+        px[i] = nodes[i * PPN];
+        py[i] = nodes[i * PPN + 1];
+      }
+      let k = 0;
+      while (performance.now() - t < 25) {
+        iterate(this.settings, nodes, edges);
+        k++;
+      }
+      this.iterationsDone += k;
+      this.align(nodes);
+      let s = 0, x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      for (let i = 0; i < n; i++) {
+        const x = nodes[i * PPN], y = nodes[i * PPN + 1];
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+        s += Math.hypot(x - px[i], y - py[i]);
+      }
+      const ratio = s / n / k / Math.max(x1 - x0, y1 - y0, 1e-9);
+      this.calm = ratio < this.threshold ? this.calm + 1 : 0;
+      const now = performance.now();
+      if (this.calm >= 3 || now - this.t0 > cap) {
+        this.apply(nodes);
+        this.finish(nodes);
+        return;
+      }
+      if (now - this.lastApply > 1000) {
+        this.lastApply = now;
+        this.apply(nodes);
+      }
+      this.timer = setTimeout(step, 0);
+    };
+    this.timer = setTimeout(step, 0);
+  }
+
+  apply(matrix) {
+    // positions go back by node order (nodes captured at start)
+    if (!this.idx) {
+      this.idx = new Map();
+      for (let i = 0; i < this.nodes.length; i++) this.idx.set(this.nodes[i], i * PPN);
+    }
+    const idx = this.idx;
+    this.graph.updateEachNodeAttributes(
+      (n, a) => {
+        const j = idx.get(n);
+        if (j === undefined || this.isFixed(n)) return a;
+        a.x = matrix[j];
+        a.y = matrix[j + 1];
+        return a;
+      },
+      { attributes: ["x", "y"] }
+    );
+    if (this.onUpdate) this.onUpdate();
+  }
+
+  setFixed(node, fixed) {
+    const i = this.nodes.indexOf(node);
+    if (i >= 0) {
+      this.pendingFixed.set(i * PPN, fixed);
+      if (this.matrix) this.matrix[i * PPN + 9] = fixed ? 1 : 0;
+      this.calm = 0;
+    }
+  }
+
+  finish() {
+    this.running = false;
+    if (this.done) return;
+    this.done = true;
+    this.stop();
+    if (this.onSettled) this.onSettled();
+  }
+
+  stop() {
+    this.running = false;
+    if (this.worker) this.worker.terminate();
+    this.worker = null;
+    clearTimeout(this.timer);
+  }
+
+  // Stops and reports settled (used when a delta arrives mid-layout).
+  settleNow() {
+    if (!this.done) this.finish();
+  }
+}
+
+// Local layout of new nodes: FA2 on the new nodes plus their old neighbours and
+// old nodes near them (all old ones fixed). Only new nodes get positions.
+export function layoutNew(graph, newNodes, { iterations = 120 } = {}) {
+  if (!newNodes.length) return;
+  const isNew = new Set(newNodes);
+  const local = new Set(newNodes);
+  for (const n of newNodes) graph.forEachNeighbor(n, (m) => local.add(m));
+  // nearby old nodes (bounded) so new nodes do not land on top of others
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const n of local) {
+    const a = graph.getNodeAttributes(n);
+    x0 = Math.min(x0, a.x); x1 = Math.max(x1, a.x); y0 = Math.min(y0, a.y); y1 = Math.max(y1, a.y);
+  }
+  const pad = Math.max(x1 - x0, y1 - y0, SPACING * 4) * 0.5;
+  let extra = 0;
+  graph.forEachNode((n, a) => {
+    if (extra > 400 || local.has(n)) return;
+    if (a.x > x0 - pad && a.x < x1 + pad && a.y > y0 - pad && a.y < y1 + pad) {
+      local.add(n);
+      extra++;
+    }
+  });
+  const list = [...local];
+  const m = toMatrices(graph, list, (n) => !isNew.has(n));
+  const settings = fa2Settings(graph.order);
+  // bounded main-thread work for big additions
+  settings.barnesHutOptimize = list.length > 500;
+  if (list.length > 500) iterations = Math.max(20, Math.round(iterations * (500 / list.length)));
+  settings.strongGravityMode = false;
+  settings.gravity = 0;
+  settings.slowDown = 2;
+  for (let k = 0; k < iterations; k++) iterate(settings, m.nodes, m.edges);
+  list.forEach((n, i) => {
+    if (!isNew.has(n)) return;
+    const x = m.nodes[i * PPN], y = m.nodes[i * PPN + 1];
+    if (Number.isFinite(x) && Number.isFinite(y)) {
+      graph.mergeNodeAttributes(n, { x: f32(x), y: f32(y) });
+    }
+  });
+}
+
+// Initial spot for a new node: near its anchor, or a placed neighbour, or the
+// centre of the graph. `placed(id)` returns {x, y} of an old node or null.
+export function placeNear(centre, k, count, step) {
+  const [dx, dy] = spiral(k + 1, step / Math.max(1, Math.sqrt(count) * 0.6));
+  return { x: f32(centre.x + dx), y: f32(centre.y + dy) };
+}

@@ -1,0 +1,104 @@
+// Payload (see CANVAS_PROTOCOL.md) -> graphology graph, built with one bulk import.
+import Graph from "graphology";
+
+const str = (v, fallback = "") => (v === undefined || v === null ? fallback : String(v));
+
+export function normalizePayload(p) {
+  p = p && typeof p === "object" ? p : {};
+  return {
+    nodes: Array.isArray(p.nodes) ? p.nodes : [],
+    edges: Array.isArray(p.edges) ? p.edges : [],
+    labels: Array.isArray(p.labels) ? p.labels : [],
+    types: Array.isArray(p.types) ? p.types : [],
+    title: str(p.title),
+    notes: Array.isArray(p.notes) ? p.notes.map((n) => str(n)) : [],
+    counts: p.counts && typeof p.counts === "object" ? p.counts : {},
+  };
+}
+
+export function newGraph() {
+  return new Graph({ multi: true, type: "directed", allowSelfLoops: true });
+}
+
+// Data attributes of a node (display attributes are added by the styler).
+function nodeData(n) {
+  const c = str(n.c, str(n.id));
+  return {
+    c,
+    lc: c.toLowerCase(),
+    l: Number.isInteger(n.l) ? n.l : -1,
+    L: Array.isArray(n.L) ? n.L.map((x) => str(x)) : null,
+    h: n.h ? 1 : 0,
+    p: n.p && typeof n.p === "object" ? n.p : null,
+  };
+}
+
+function edgeData(e) {
+  return {
+    y: Number.isInteger(e.y) ? e.y : -1,
+    h: e.h ? 1 : 0,
+    p: e.p && typeof e.p === "object" ? e.p : null,
+  };
+}
+
+let edgeSeq = 0;
+
+// Adds nodes/edges (payload shape) to `graph` in one import. Data (caption,
+// labels, properties...) goes to store.nd / store.ed (Maps by key); the graph
+// only holds what sigma draws (it copies every attribute on each update), set
+// by `style`. `place(id, data)` may return {x, y} (else positions are set later).
+// Returns the lists of added node and edge keys.
+export function addItems(graph, store, nodes, edges, style, place) {
+  const nodeEntries = [];
+  const seen = new Set();
+  for (const n of nodes) {
+    if (!n || n.id === undefined || n.id === null) continue;
+    const key = String(n.id);
+    if (seen.has(key) || graph.hasNode(key)) continue;
+    seen.add(key);
+    const d = nodeData(n);
+    store.nd.set(key, d);
+    nodeEntries.push({ key, attributes: {}, d });
+  }
+  const edgeEntries = [];
+  const deg = new Map();
+  for (const e of edges) {
+    if (!e) continue;
+    const s = str(e.s), t = str(e.t);
+    if (!(seen.has(s) || graph.hasNode(s)) || !(seen.has(t) || graph.hasNode(t))) continue;
+    let key = e.id === undefined || e.id === null ? "__e" + edgeSeq++ : String(e.id);
+    if (graph.hasEdge(key)) continue;
+    const d = edgeData(e);
+    store.ed.set(key, d);
+    edgeEntries.push({ key, source: s, target: t, attributes: {}, d });
+    deg.set(s, (deg.get(s) || 0) + 1);
+    deg.set(t, (deg.get(t) || 0) + 1);
+  }
+  for (const entry of nodeEntries) {
+    const a = entry.attributes;
+    entry.d.deg = deg.get(entry.key) || 0;
+    const pos = place ? place(entry.key, entry.d) : null;
+    a.x = pos ? pos.x : 0;
+    a.y = pos ? pos.y : 0;
+    style.node(entry.key, a);
+    delete entry.d;
+  }
+  for (const entry of edgeEntries) {
+    style.edge(entry.key, entry.attributes);
+    delete entry.d;
+  }
+  graph.import({ nodes: nodeEntries, edges: edgeEntries });
+  if (edgeEntries.length) {
+    // degrees of pre-existing endpoints changed: keep their size in step
+    const touched = [];
+    for (const [k, d] of deg) {
+      if (!seen.has(k)) touched.push([k, d]);
+    }
+    for (const [k, d] of touched) {
+      const nd = store.nd.get(k);
+      if (nd) nd.deg = (nd.deg || 0) + d;
+      graph.updateNodeAttributes(k, (a) => style.node(k, a));
+    }
+  }
+  return { nodes: nodeEntries.map((e) => e.key), edges: edgeEntries.map((e) => e.key) };
+}

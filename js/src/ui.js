@@ -1,0 +1,216 @@
+// DOM around the drawing: toolbar, notes banner, legend, side panel, tooltip.
+// Every string from graph data goes in through textContent only.
+
+const CSS = `
+.gc-root{position:relative;box-sizing:border-box;width:100%;font-family:var(--jp-ui-font-family,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);font-size:12px;line-height:1.35;color:var(--jp-ui-font-color1,#222);background:var(--jp-layout-color0,#fff);border:1px solid var(--jp-border-color2,#e0e0e0);border-radius:3px;text-align:left}
+.gc-root *{box-sizing:border-box}
+.gc-bar{display:flex;flex-wrap:wrap;align-items:center;gap:4px;padding:4px 6px;border-bottom:1px solid var(--jp-border-color2,#e0e0e0);background:var(--jp-layout-color1,#fff)}
+.gc-bar button{font:inherit;color:var(--jp-ui-font-color1,#222);background:var(--jp-layout-color2,#eee);border:1px solid var(--jp-border-color1,#bdbdbd);border-radius:2px;padding:1px 8px;cursor:pointer;height:22px}
+.gc-bar button:disabled{opacity:.45;cursor:default}
+.gc-bar button:not(:disabled):hover{background:var(--jp-layout-color3,#ddd)}
+.gc-search{position:relative}
+.gc-search input{font:inherit;width:170px;height:22px;padding:1px 6px;color:var(--jp-ui-font-color0,#111);background:var(--jp-input-background,var(--jp-layout-color0,#fff));border:1px solid var(--jp-border-color1,#bdbdbd);border-radius:2px}
+.gc-results{position:absolute;z-index:20;top:24px;left:0;min-width:240px;max-width:420px;max-height:260px;overflow:auto;margin:0;padding:2px 0;list-style:none;background:var(--jp-layout-color1,#fff);border:1px solid var(--jp-border-color1,#bdbdbd);box-shadow:0 2px 6px rgba(0,0,0,.25)}
+.gc-results li{padding:3px 8px;cursor:pointer;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;unicode-bidi:isolate}
+.gc-results li:hover,.gc-results li.gc-on{background:var(--jp-layout-color2,#eee)}
+.gc-results .gc-empty{cursor:default;color:var(--jp-ui-font-color2,#777)}
+.gc-count{margin-left:auto;color:var(--jp-ui-font-color1,#333);white-space:nowrap}
+.gc-status{flex-basis:100%;min-height:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;color:var(--jp-ui-font-color2,#666)}
+.gc-status:empty{display:none}
+.gc-status.gc-warning{color:var(--jp-warn-color0,#b35900)}
+.gc-status.gc-error{color:var(--jp-error-color0,#c62828)}
+.gc-main{display:flex;flex-wrap:wrap;align-items:stretch}
+.gc-stage{flex:1 1 420px;min-width:0;display:flex;flex-direction:column;position:relative}
+.gc-notes{padding:3px 8px;background:var(--jp-warn-color3,#fff3e0);color:var(--jp-ui-font-color0,#111);border-bottom:1px solid var(--jp-border-color2,#e0e0e0);font-size:12px}
+.gc-notes:empty{display:none}
+.gc-notes div{overflow-wrap:anywhere;unicode-bidi:isolate}
+.gc-sigma{position:relative;width:100%;flex:none;overflow:hidden;background:var(--jp-layout-color0,#fff)}
+.gc-legend{display:flex;flex-wrap:wrap;gap:2px 12px;padding:3px 8px;border-top:1px solid var(--jp-border-color2,#e0e0e0);color:var(--jp-ui-font-color1,#333)}
+.gc-legend:empty{display:none}
+.gc-legend span.gc-item{display:inline-flex;align-items:center;gap:4px;max-width:220px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;unicode-bidi:isolate}
+.gc-swatch{display:inline-block;flex:none;width:10px;height:10px;border-radius:50%;border:1px solid rgba(128,128,128,.5)}
+.gc-panel{flex:0 0 240px;max-width:100%;min-width:0;border-left:1px solid var(--jp-border-color2,#e0e0e0);padding:6px 8px;overflow-x:hidden;overflow-y:auto;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222)}
+.gc-panel .gc-hint{color:var(--jp-ui-font-color2,#777)}
+.gc-panel h4{margin:0 0 4px;font-size:13px;font-weight:600;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;unicode-bidi:isolate;max-height:6.8em;overflow:hidden}
+.gc-panel dl{margin:0;display:grid;grid-template-columns:minmax(40px,max-content) minmax(0,1fr);gap:2px 8px}
+.gc-panel dt{color:var(--jp-ui-font-color2,#666);overflow-wrap:anywhere;unicode-bidi:isolate;max-width:96px;max-height:4em;overflow:hidden}
+.gc-panel dd{margin:0;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;white-space:pre-wrap;unicode-bidi:isolate;min-width:0}
+.gc-tip{position:absolute;z-index:10;pointer-events:none;max-width:320px;padding:3px 6px;border-radius:3px;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color0,#111);border:1px solid var(--jp-border-color1,#bdbdbd);box-shadow:0 1px 4px rgba(0,0,0,.25);font-size:12px;overflow:hidden;overflow-wrap:anywhere;unicode-bidi:isolate}
+.gc-tip[hidden]{display:none}
+.gc-tip div{max-height:4.2em;overflow:hidden}
+.gc-narrow .gc-panel{flex-basis:100%;border-left:none;border-top:1px solid var(--jp-border-color2,#e0e0e0);max-height:220px}
+`;
+
+export function h(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  return e;
+}
+
+export function clip(s, n) {
+  s = String(s);
+  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+export function buildUI(root, on) {
+  const style = h("style");
+  style.textContent = CSS;
+  root.appendChild(style);
+
+  const bar = h("div", "gc-bar");
+  const search = h("div", "gc-search");
+  const input = h("input");
+  input.type = "search";
+  input.placeholder = "Search captions…";
+  input.setAttribute("aria-label", "Search nodes by caption");
+  const results = h("ul", "gc-results");
+  results.hidden = true;
+  search.append(input, results);
+  const btn = (text, title, fn) => {
+    const b = h("button", null, text);
+    b.type = "button";
+    b.title = title;
+    b.addEventListener("click", fn);
+    return b;
+  };
+  const fit = btn("Fit", "Fit the graph in view", () => on.fit());
+  const hide = btn("Hide", "Hide the selected nodes", () => on.hide());
+  const pin = btn("Pin", "Pin / unpin the selected nodes", () => on.pin());
+  const undo = btn("Undo", "Undo the last change", () => on.undo());
+  const count = h("span", "gc-count");
+  const status = h("div", "gc-status");
+  bar.append(search, fit, hide, pin, undo, count, status);
+
+  const main = h("div", "gc-main");
+  const stage = h("div", "gc-stage");
+  const notes = h("div", "gc-notes");
+  const sigmaBox = h("div", "gc-sigma");
+  const legend = h("div", "gc-legend");
+  const tip = h("div", "gc-tip");
+  tip.hidden = true;
+  stage.append(notes, sigmaBox, legend, tip);
+  const panel = h("div", "gc-panel");
+  main.append(stage, panel);
+  root.append(bar, main);
+
+  // search
+  let timer = null;
+  let active = -1;
+  const items = () => [...results.querySelectorAll("li[data-k]")];
+  const mark = (i) => {
+    const list = items();
+    list.forEach((li, k) => li.classList.toggle("gc-on", k === i));
+    active = i;
+  };
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => on.search(input.value), 120);
+  });
+  input.addEventListener("keydown", (e) => {
+    const list = items();
+    if (e.key === "ArrowDown" && list.length) {
+      mark(Math.min(active + 1, list.length - 1));
+      e.preventDefault();
+    } else if (e.key === "ArrowUp" && list.length) {
+      mark(Math.max(active - 1, 0));
+      e.preventDefault();
+    } else if (e.key === "Enter") {
+      const li = list[active >= 0 ? active : 0];
+      if (li) li.click();
+      e.preventDefault();
+    } else if (e.key === "Escape") {
+      results.hidden = true;
+    }
+    e.stopPropagation();
+  });
+  input.addEventListener("blur", () => setTimeout(() => (results.hidden = true), 150));
+
+  const ui = {
+    root, input, results, sigmaBox, stage, panel, tip,
+    setNotes(list) {
+      notes.replaceChildren(...list.filter((t) => t).map((t) => h("div", null, clip(t, 2000))));
+    },
+    setLegend(entries) {
+      // entries: [{name, color, n}]
+      const shown = entries.slice(0, 14).map((e) => {
+        const item = h("span", "gc-item");
+        const sw = h("span", "gc-swatch");
+        sw.style.backgroundColor = e.color; // colour parsed and re-serialised by theme.parseColor
+        item.title = e.name;
+        item.append(sw, document.createTextNode(clip(e.name, 40) + (e.n ? " (" + e.n + ")" : "")));
+        return item;
+      });
+      if (entries.length > 14) shown.push(h("span", "gc-item", "+" + (entries.length - 14) + " more"));
+      legend.replaceChildren(...shown);
+    },
+    setCount(text) {
+      count.textContent = text;
+    },
+    setStatus(text, level) {
+      status.textContent = clip(text || "", 400);
+      status.className = "gc-status" + (level === "warning" || level === "error" ? " gc-" + level : "");
+    },
+    setButtons({ selection, undoable }) {
+      hide.disabled = !selection;
+      pin.disabled = !selection;
+      undo.disabled = !undoable;
+    },
+    setResults(list, query) {
+      // list: [{key, caption, extra}]
+      active = -1;
+      if (!query) {
+        results.hidden = true;
+        results.replaceChildren();
+        return;
+      }
+      const lis = list.map((r, k) => {
+        const li = h("li", null, clip(r.caption, 120) + (r.extra ? "  · " + clip(r.extra, 60) : ""));
+        li.dataset.k = String(k);
+        li.title = r.caption;
+        li.addEventListener("mousedown", (e) => e.preventDefault());
+        li.addEventListener("click", () => {
+          results.hidden = true;
+          on.pick(r.key);
+        });
+        return li;
+      });
+      if (!lis.length) lis.push(h("li", "gc-empty", "No match"));
+      results.replaceChildren(...lis);
+      results.hidden = false;
+    },
+    showInfo(info) {
+      // info: {title, rows: [[key, value]]} or null
+      if (!info) {
+        panel.replaceChildren(h("div", "gc-hint", "Click a node or relationship to see its properties."));
+        return;
+      }
+      const dl = h("dl");
+      for (const [k, v] of info.rows) {
+        const dt = h("dt", null, clip(k, 80));
+        dt.title = clip(k, 1000);
+        dl.append(dt, h("dd", null, clip(v, 3000)));
+      }
+      const title = h("h4", null, clip(info.title, 200));
+      title.title = clip(info.title, 1000);
+      panel.replaceChildren(title, dl);
+    },
+    showTip(x, y, lines) {
+      tip.replaceChildren(...lines.map((t) => h("div", null, clip(t, 200))));
+      tip.hidden = false;
+      const w = sigmaBox.clientWidth;
+      const top = sigmaBox.offsetTop;
+      const tw = tip.offsetWidth;
+      tip.style.left = Math.max(0, Math.min(x + 12, w - tw - 4)) + "px";
+      tip.style.top = top + Math.max(0, y + 12) + "px";
+    },
+    hideTip() {
+      tip.hidden = true;
+    },
+    setNarrow(narrow) {
+      root.classList.toggle("gc-narrow", narrow);
+    },
+  };
+  ui.showInfo(null);
+  return ui;
+}
