@@ -73,7 +73,7 @@ class SchemaResult(Shown):
             meta.add_node(
                 Node(
                     label,
-                    ("Label",),
+                    (label,),  # drawn in that label's colour, as its nodes are everywhere else
                     {
                         "name": label,
                         "nodes_with_label": self.label_counts.get(label),

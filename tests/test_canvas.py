@@ -209,3 +209,10 @@ def test_canvas_sources_put_graph_text_in_the_page_only_as_text():
         if forbidden.search(line)
     ]
     assert offenders == []
+
+
+def test_the_panel_payload_leaves_out_bookkeeping_properties():
+    subgraph = Subgraph()
+    subgraph.add_node(Node("a", ("Person",), {"name": "Ann", "__name_lc": "ann", "__mem_vectors": [0.1] * 50}))
+    node = GraphCanvas(subgraph).graph["nodes"][0]
+    assert node["p"] == {"name": "Ann"} and node["c"] == "Ann"

@@ -28,7 +28,7 @@ def test_schema_meta_graph_matches_the_relationship_types_present(shell, demo):
     drawn = {(edge.source, edge.type, edge.target) for edge in result.subgraph.edges.values()}
     assert drawn == typed_triples(demo)
     assert set(result.subgraph.nodes) == {row["l"] for row in raw(demo, "MATCH (n) UNWIND labels(n) AS l RETURN DISTINCT l")}
-    assert all(node.labels == ("Label",) for node in result.subgraph.nodes.values())
+    assert all(node.labels == (node.id,) for node in result.subgraph.nodes.values())  # each in its label's colour
     people = result.labels_df.set_index("label").loc["Person"]
     assert people["nodes"] == 6 and "born: TemporalDate" in people["properties"]
     assert result.indexes["node properties"] == ["__name_lc", "name"]  # name, and the case-insensitive name key

@@ -34,7 +34,13 @@ def _value(value: Any) -> Any:
 
 
 def _properties(shown: dict[str, Any]) -> dict[str, Any]:
-    """Display-ready properties (see ``display_properties``), bounded in count and length."""
+    """Display-ready properties (see ``display_properties``), bounded in count and length.
+
+    Keys starting with ``__`` are gestalt-nb's and the adapter's own bookkeeping (``__name_lc``,
+    memory paths and vectors): the panel leaves them out; tables and ``.subgraph`` keep them.
+    """
+    if any(key.startswith("__") for key in shown):
+        shown = {key: value for key, value in shown.items() if not key.startswith("__")}
     if len(shown) <= MAX_PROPERTIES:
         return {key if len(key) <= 100 else key[:99] + "…": _value(value) for key, value in shown.items()}
     items = list(shown.items())
