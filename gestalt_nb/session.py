@@ -132,6 +132,10 @@ class Connection:
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
 
+        from .ids import resolve
+
+        if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
+            options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
         try:
             return GestaltDBRetriever(graph=self.handle, **options)
         except ValueError as exc:
