@@ -30,6 +30,8 @@ def _pattern(direction: str, kind: str) -> str:
 class _State:
     subgraph: Subgraph
     cypher: list[str] = field(default_factory=list)
+    #: Per (node, type, direction): neighbours the expansions so far left out.
+    left: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
 
 class Explorer:
@@ -164,17 +166,20 @@ class Explorer:
         for raw in self.connection.edges(list(edge_ids)):
             subgraph.add_edge(edge_from_json(raw))
         self.last_sampling = sampling
+        left = dict(self.state.left)
+        for item in sampling:  # what each (node, type, direction) still leaves out, over all expansions
+            left[item["node"], item["type"], direction] = item["total"] - item["drawn"]
+        subgraph.truncated = any(left.values())
         subgraph.notes = [note for note in subgraph.notes if not note.startswith(_SAMPLED)]
         if self.left_out:
             drawn, total = sum(item["drawn"] for item in sampling), sum(item["total"] for item in sampling)
-            subgraph.truncated = True
             how = "the node budget" if budget_hit else f"a sample of {size} per node and type"
             subgraph.notes.append(
                 f"{_SAMPLED} {drawn:,} of {total:,} neighbours ({how}). "
                 + ("Expand all (explorer.expand_all()) draws the rest within the node budget." if not budget_hit or size is not None else "")
                 + (f" Node budget reached ({self.node_budget}); raise it to go further." if budget_hit else "")
             )
-        self.state = _State(subgraph, [*self.state.cypher, *branches])
+        self.state = _State(subgraph, [*self.state.cypher, *branches], left)
         return len(new_nodes)
 
     def expand_all(self, node_ids: list[str] | None = None, *, direction: str | None = None, types: list[str] | None = None) -> int:

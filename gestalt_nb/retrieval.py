@@ -15,6 +15,7 @@ from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
 from .display import Shown
+from .networkx_io import AsGraph
 from .errors import GestaltError
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph, edge_from_json
@@ -25,7 +26,7 @@ MAX_FANOUT = 100
 
 
 @dataclass(eq=False)
-class Retrieval(Shown):
+class Retrieval(Shown, AsGraph):
     query: str
     documents: list[Document]
     connection: Connection

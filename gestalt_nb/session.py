@@ -82,6 +82,18 @@ class Connection:
 
         return run(self, query, params, **options)
 
+    def shortest_path(self, a: Any, b: Any, **options: Any):
+        """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.paths.shortest_path`."""
+        from .paths import shortest_path
+
+        return shortest_path(self, a, b, **options)
+
+    def from_networkx(self, G: Any, **options: Any):
+        """Load a networkx graph here; see :func:`gestalt_nb.networkx_io.from_networkx`."""
+        from .networkx_io import from_networkx
+
+        return from_networkx(self, G, **options)
+
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
         from .graph_schema import schema
