@@ -430,10 +430,9 @@ def load_nodes(
     converted, any_missing = _converted_columns(df, columns, warn)
     rows = _rows(columns, converted, len(df), any_missing)
     nodes: dict[str, Node] = {}
-    fixed = [label]
     for position, (node_id, props) in enumerate(zip(ids, rows)):
         if label_values is None:
-            labels = fixed
+            labels = [label]
         else:
             labels = sorted(set(_labels(label_values[position], _where(position, df.index[position], label_column))))
         previous = nodes.get(node_id)
@@ -540,17 +539,20 @@ def load_edges(
     else:
         given_ids = None
     converted, any_missing = _converted_columns(df, columns, warn)
-    rows = _rows(columns, converted, len(df), any_missing)
     edges: dict[str, Edge] = {}
     if directed:
+        # the relationship type goes into each row's properties as they are built
+        rows = _rows([*columns, "type"], [*converted, kinds], len(df), any_missing)
         keys = list(zip(sources, kinds, targets))
         edge_ids = given_ids if given_ids is not None else [_edge_id(*key) for key in keys]
-        for edge_id, start, end, kind, props in zip(edge_ids, sources, targets, kinds, rows):
-            previous = edges.get(edge_id)
-            if previous is not None:
-                props = {**previous.properties, **props}
-            props["type"] = kind
-            edges[edge_id] = Edge(edge_id, start, end, properties=props)
+        if len(set(edge_ids)) == len(edge_ids):  # the common case: every row its own relationship
+            edges = {edge_id: Edge(edge_id, start, end, properties=props) for edge_id, start, end, props in zip(edge_ids, sources, targets, rows)}
+        else:
+            for edge_id, start, end, props in zip(edge_ids, sources, targets, rows):
+                previous = edges.get(edge_id)
+                if previous is not None:
+                    props = {**previous.properties, **props}
+                edges[edge_id] = Edge(edge_id, start, end, properties=props)
         distinct = set(keys)
         both = sum(1 for start, kind, end in distinct if start < end and (end, kind, start) in distinct)
         if both:
@@ -559,6 +561,7 @@ def load_edges(
                 "degrees count twice. If the graph is undirected, load it with directed=False and query with -[:T]-."
             )
     else:
+        rows = _rows(columns, converted, len(df), any_missing)
         pairs: dict[tuple[str, str, str], str] = {}
         merged = 0
         for position, (start, end, kind, props) in enumerate(zip(sources, targets, kinds, rows)):

@@ -100,6 +100,18 @@ def test_integer_ids_work_as_written_in_queries_explorer_and_retrieval(shell, em
     assert len(result.documents) == 1 + nx.karate_club_graph().degree(0)
 
 
+def test_only_integer_literals_in_id_positions_are_rewritten():
+    text, rewritten = ids.rewrite(
+        "MATCH (a:M {id: 0, name: 'id(n) = 1'})-[:T {id: 7}]->(b) // id(b) = 2\n"
+        "WHERE id(b) IN [3, 4] AND b.id <> 5 AND b.size = 6 RETURN collect({id: 8}) AS x, b.id = 9.5 AS y"
+    )
+    assert rewritten == [0, 3, 4, 5]
+    assert "{id: '__lc_int__:0', name: 'id(n) = 1'}" in text and "[:T {id: 7}]" in text and "// id(b) = 2" in text
+    assert "IN ['__lc_int__:3', '__lc_int__:4']" in text and "b.id <> '__lc_int__:5'" in text
+    assert "b.size = 6" in text and "{id: 8}" in text and "9.5" in text
+    assert ids.rewrite("MATCH (n) RETURN n") == ("MATCH (n) RETURN n", [])
+
+
 def test_loading_integer_ids_says_how_they_are_stored_and_keeps_the_number(empty):
     loaded = gestalt_nb.load_nodes(pd.DataFrame({"member": [2, 10, 1]}), id="member", label="M")
     assert any("__lc_int__:N" in note for note in loaded.notes) and "__lc_int__" in repr(loaded)
