@@ -427,12 +427,15 @@ def load_nodes(
             f"and Cypher literals such as {{id: {ids[0].split(':', 1)[1]}}} or id(n) = {ids[0].split(':', 1)[1]} accept the number as written."
         )
     label_values = df[label_column].tolist() if label_column is not None else None
+    plain_labels = label_column is not None and pd.api.types.infer_dtype(df[label_column], skipna=False) == "string" and not (df[label_column] == "").any()
     converted, any_missing = _converted_columns(df, columns, warn)
     rows = _rows(columns, converted, len(df), any_missing)
     nodes: dict[str, Node] = {}
     for position, (node_id, props) in enumerate(zip(ids, rows)):
         if label_values is None:
             labels = [label]
+        elif plain_labels:  # a column of non-empty strings: checked once, column-wise
+            labels = [label_values[position]]
         else:
             labels = sorted(set(_labels(label_values[position], _where(position, df.index[position], label_column))))
         previous = nodes.get(node_id)

@@ -63,7 +63,8 @@ def test_attributes_direction_and_parallel_edges_round_trip(empty):
     G.add_edge("a", "b", weight=1.5)
     G.add_edge("a", "b", weight=2.5)
     G.add_edge("b", "a", weight=0.5)
-    gestalt_nb.from_networkx(G, label="Thing", type="LINKS")
+    with pytest.warns(gestalt_nb.GestaltWarning, match="1 pairs appear in both directions"):
+        gestalt_nb.from_networkx(G, label="Thing", type="LINKS")
     result = gestalt_nb.run("MATCH (x)-[r:LINKS]->(y) RETURN x, r, y")
     back = result.to_networkx(labels=None)
     assert back.is_directed() and back.is_multigraph()
