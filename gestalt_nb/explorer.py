@@ -105,12 +105,12 @@ class Explorer:
         direction: str = "out",
         types: list[str] | None = None,
         sample_size: int | None = None,
-        all: bool = False,
+        sample_all: bool = False,
     ) -> int:
         """Add up to ``sample_size`` neighbours per node and type; returns how many nodes were added.
 
         ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
-        in the schema; ``sample_size`` to the explorer's. ``all=True`` (or an explorer made with
+        in the schema; ``sample_size`` to the explorer's. ``sample_all=True`` (or an explorer made with
         ``sample_size=None``) draws every neighbour. Stops adding nodes at the node budget. Whenever a
         sample or the budget leaves neighbours out, the subgraph's notes say how many were drawn of
         how many, ``truncated`` is set, and ``expand_all()`` draws the rest within the budget.
@@ -125,7 +125,7 @@ class Explorer:
         if unknown:
             raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
         kinds = list(types) if types else self.relationship_types()
-        size = None if all else (sample_size or self.sample_size)
+        size = None if sample_all else (sample_size or self.sample_size)
         self._last_expand = {"node_ids": node_ids, "direction": direction, "types": types}
         edge_ids: dict[str, None] = {}
         new_nodes: dict[str, None] = {}
@@ -192,7 +192,7 @@ class Explorer:
             node_ids if node_ids is not None else last.get("node_ids"),
             direction=direction or last.get("direction", "out"),
             types=types if types is not None else last.get("types"),
-            all=True,
+            sample_all=True,
         )
 
     def undo(self) -> bool:
