@@ -15,8 +15,8 @@ from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
 from .display import Shown
-from .networkx_io import AsGraph
 from .errors import GestaltError
+from .networkx_io import AsGraph
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph, edge_from_json
 
@@ -59,7 +59,7 @@ class Retrieval(Shown, AsGraph):
         sampled = [
             f"Hop {hop['hop']} ({hop['type']}:{hop['direction']}): drew {hop['drawn']:,} of {hop['total']:,} relationships "
             f"from {hop['from']:,} node(s) (per-hop sample {hop['sample_size']}). Draw them all with retrieval.expand_all() "
-            f"or --hop {hop['type']}:{hop['direction']}:{min(hop['total'], MAX_FANOUT)}."
+            f"or --hop {hop['type']}:{hop['direction']}:{min(hop['most'], MAX_FANOUT)}."
             for hop in self.sampling
             if hop["drawn"] < hop["total"]
         ]
@@ -67,7 +67,8 @@ class Retrieval(Shown, AsGraph):
 
     @cached_property
     def sampling(self) -> list[dict[str, Any]]:
-        """Per hop: how many relationships the walk drew (``drawn``) of how many the frontier has (``total``).
+        """Per hop: how many relationships the walk drew (``drawn``) of how many the frontier has (``total``;
+        ``most`` for its busiest node).
 
         The frontier of hop 1 is the seeds; of hop k the nodes reached at hop k-1. Counts come from
         GestaltDB's typed adjacency counts (one per frontier node), so they are exact for what was reached.
@@ -89,10 +90,10 @@ class Retrieval(Shown, AsGraph):
         db = self.connection.db
         report = []
         for depth, hop in enumerate(hops):
-            total = sum(db.count_typed_adjacency(node, hop.edge_type, hop.direction) for node in frontiers[depth])
+            counts = [db.count_typed_adjacency(node, hop.edge_type, hop.direction) for node in frontiers[depth]]
             report.append(
                 {"hop": depth + 1, "type": hop.edge_type, "direction": hop.direction, "sample_size": hop.sample_size,
-                 "from": len(frontiers[depth]), "drawn": len(drawn[depth]), "total": total}
+                 "from": len(frontiers[depth]), "drawn": len(drawn[depth]), "total": sum(counts), "most": max(counts, default=0)}
             )
         return report
 
@@ -107,10 +108,7 @@ class Retrieval(Shown, AsGraph):
         default 200 nodes). What still does not fit is said in the notes."""
         r = self.retriever
         budget = min(1000, max_entities or max(r.max_entities, 200))
-        needed = {}
-        for hop in self.sampling:
-            frontier = max(hop["from"], 1)
-            needed[hop["hop"]] = min(MAX_FANOUT, max(hop["sample_size"], -(-hop["total"] // frontier) if hop["total"] else 1))
+        needed = {hop["hop"]: min(MAX_FANOUT, max(hop["sample_size"], hop["most"])) for hop in self.sampling}  # the largest frontier degree
         hops = tuple(hop.model_copy(update={"sample_size": needed.get(i + 1, hop.sample_size)}) for i, hop in enumerate(r.hops))
         wider = r.model_copy(update={"hops": hops, "max_paths": min(1000, max(r.max_paths, budget)), "max_entities": budget})
         return retrieve(self.connection, wider, self.query)
