@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import GestaltError
+from .errors import GestaltError, GestaltWarning
 from .options import settings
 from .render import render
 from .result import QueryResult
@@ -20,6 +20,7 @@ __all__ = [
     "Connection",
     "Edge",
     "GestaltError",
+    "GestaltWarning",
     "Node",
     "QueryResult",
     "Subgraph",
@@ -29,6 +30,7 @@ __all__ = [
     "demo",
     "explain",
     "explore",
+    "from_networkx",
     "last_result",
     "load_edges",
     "load_graph_documents",
@@ -43,6 +45,7 @@ __all__ = [
     "saved_snippets",
     "schema",
     "settings",
+    "shortest_path",
     "show",
     "show_retrieval",
     "set_planner_model",
@@ -206,6 +209,27 @@ def load_edges(df: Any, *, alias: str | None = None, **options: Any):
     from . import loading
 
     return loading.load_edges(REGISTRY.get(alias), df, **options)
+
+
+def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
+    """Load a networkx graph into the current (or named) connection; returns (nodes, relationships) LoadResults.
+
+    Options: ``label``, ``type``, ``label_attr``, ``type_attr``, ``directed``; see ``gestalt_nb.networkx_io``.
+    """
+    from .networkx_io import from_networkx as load
+
+    return load(REGISTRY.get(alias), G, **options)
+
+
+def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -> QueryResult:
+    """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result.
+
+    Options: ``types`` (a list; default every type), ``max_hops`` (10), ``direction`` ("both", "out", "in"),
+    ``all_shortest``. See ``gestalt_nb.paths``.
+    """
+    result = REGISTRY.get(alias).shortest_path(a, b, **options)
+    REGISTRY.last_result = result
+    return result
 
 
 def load_graph_documents(documents: Any, *, include_source: bool = False, alias: str | None = None):

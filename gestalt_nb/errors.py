@@ -16,3 +16,7 @@ def caret_excerpt(source: str, line: int, column: int) -> str:
     lines = source.splitlines() or [""]
     text = lines[min(max(line, 1), len(lines)) - 1]
     return f"  {text}\n  {' ' * max(column - 1, 0)}^"
+
+
+class GestaltWarning(UserWarning):
+    """Something was done as asked but may not be what was meant (mixed types, reversed duplicates)."""

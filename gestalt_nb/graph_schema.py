@@ -3,13 +3,15 @@
 The schema is the adapter's own (``GestaltDBGraph.get_structured_schema``, the same object its
 ``GestaltDBSchemaTool`` gives an agent): a *sample* of at most N nodes and M edges unless asked
 to be exhaustive. Counts beside it are totals per label and per relationship type, read from
-GestaltDB's label and type indexes; they are not per label pair.
+GestaltDB's label and type indexes, bounded: counting stops after ``COUNT_BOUND`` entries ("> N")
+unless exhaustive, because GestaltDB keeps no cheap totals. They are not per label pair.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
 from typing import Any
 
 from langchain_gestaltdb import GestaltDBGraph
@@ -22,6 +24,8 @@ from .subgraph import Edge, Node, Subgraph
 #: The adapter's default sample sizes (GestaltDBGraph's schema_node_limit / schema_edge_limit).
 DEFAULT_NODES = 100
 DEFAULT_EDGES = 100
+#: Label and type counts read at most this many index entries unless exhaustive.
+COUNT_BOUND = 10_000
 
 
 @dataclass(eq=False)
@@ -30,6 +34,14 @@ class SchemaResult(Shown):
     alias: str
     label_counts: dict[str, int] = field(default_factory=dict)
     type_counts: dict[str, int] = field(default_factory=dict)
+    #: Counts stop above this many (None: exact, from --exhaustive); names in ``at_bound`` have more.
+    count_bound: int | None = None
+    at_bound: set[str] = field(default_factory=set)
+
+    def count_text(self, name: str, counts: dict[str, int]) -> Any:
+        """A count for display: the number, or "> N" when counting stopped at the bound."""
+        count = counts.get(name)
+        return f"> {self.count_bound:,}" if count is not None and name in self.at_bound else count
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -58,6 +70,11 @@ class SchemaResult(Shown):
         if limits == (None, None):
             return f"Exhaustive schema: every node and relationship was inspected ({inspected})."
         text = f"Schema sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)."
+        if self.at_bound:
+            text += (
+                f" Counts stop at {self.count_bound:,} per label and type so the schema stays cheap on big graphs "
+                "(shown as > N); --exhaustive counts exactly (a full index scan)."
+            )
         if meta.get("truncated"):
             text += " The graph is larger than the sample: labels, properties or relationship types outside it are not shown. Use --nodes/--edges or --exhaustive to inspect more."
         else:
@@ -76,7 +93,7 @@ class SchemaResult(Shown):
                     (label,),  # drawn in that label's colour, as its nodes are everywhere else
                     {
                         "name": label,
-                        "nodes_with_label": self.label_counts.get(label),
+                        "nodes_with_label": self.count_text(label, self.label_counts),
                         "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
                     },
                 )
@@ -89,7 +106,7 @@ class SchemaResult(Shown):
                     rel["start"],
                     rel["end"],
                     kind,
-                    {"type": kind, "relationships_of_type": self.type_counts.get(kind)},
+                    {"type": kind, "relationships_of_type": self.count_text(kind, self.type_counts)},
                 )
             )
         meta.notes.append(self.note())
@@ -103,7 +120,7 @@ class SchemaResult(Shown):
         rows = [
             {
                 "label": label,
-                "nodes": self.label_counts.get(label),
+                "nodes": self.count_text(label, self.label_counts),
                 "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
             }
             for label in self.labels
@@ -120,7 +137,7 @@ class SchemaResult(Shown):
                 "type": rel["type"],
                 "start": rel["start"],
                 "end": rel["end"],
-                "relationships of type": self.type_counts.get(rel["type"]),
+                "relationships of type": self.count_text(rel["type"], self.type_counts),
                 "properties": ", ".join(f"{p['property']}: {p['type']}" for p in rel_props.get(rel["type"], [])),
             }
             for rel in self.schema.get("relationships", [])
@@ -161,9 +178,13 @@ def schema(
     structured = graph.get_structured_schema
     labels = set(structured.get("node_props", {})) - {"__unlabeled__"}
     types = {rel["type"] for rel in structured.get("relationships", [])} - {"__untyped__"}
-    return SchemaResult(
-        structured,
-        connection.alias,
-        {label: db.count_nodes_by_label(label) for label in sorted(labels)},
-        {kind: db.count_edges_by_type(kind) for kind in sorted(types)},
-    )
+    bound = None if exhaustive else COUNT_BOUND
+    label_counts = {label: _count(db.iter_node_ids_by_label(label), bound) for label in sorted(labels)}
+    type_counts = {kind: _count(db.iter_edge_ids_by_type(kind), bound) for kind in sorted(types)}
+    at_bound = {name for name, count in (*label_counts.items(), *type_counts.items()) if bound is not None and count > bound}
+    return SchemaResult(structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound)
+
+
+def _count(keys: Any, bound: int | None) -> int:
+    """How many keys an index iterator yields, reading at most ``bound + 1`` (None: all); above the bound, ``bound + 1``."""
+    return sum(1 for _ in (keys if bound is None else islice(keys, bound + 1)))

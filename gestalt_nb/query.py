@@ -32,6 +32,7 @@ from gestaltdb.cypher_ast import (
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from langchain_gestaltdb import ReadOnlyQueryError
 
+from . import ids
 from .cypher_text import bracket_problem, mask, position
 from .errors import GestaltError, caret_excerpt
 from .options import settings
@@ -214,6 +215,12 @@ def _failure(exc: Exception, params: dict[str, Any]) -> GestaltError:
             "The database is full (LMDB map size reached); the write was rolled back. Close it and reopen "
             "with a larger map: %gestalt open PATH --map-size 16GiB."
         )
+    if "'int' object has no attribute 'encode'" in message:
+        return GestaltError(
+            "Query failed: an integer was used where GestaltDB needs an id string. Integer ids are stored as "
+            f"'{ids.PREFIX}N' (write {{id: '{ids.PREFIX}0'}} or id(n) = '{ids.PREFIX}0'); literals in {{id: 0}}, id(n) = 0, "
+            "id(n) IN [...] and n.id = 0 are translated for you, parameters are not."
+        )
     return GestaltError(f"Query failed: {message or type(exc).__name__}")
 
 
@@ -239,6 +246,9 @@ def run(
     graph = connection.graph
     connection.db  # fails clearly when the connection or its graph is closed
     prepared = prepare(query, row_limit)
+    text, rewritten = ids.rewrite(query)
+    if rewritten:  # integer ids as written (0) → the stored form ('__lc_int__:0')
+        prepared = prepare(text, row_limit)
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
     started = time.perf_counter()
@@ -262,6 +272,12 @@ def run(
     if prepared.writes: connection.feed.publish("cypher", None, exact=False)  # noqa: E701
     truncated = len(records) > row_limit
     notes = _notes(prepared, row_limit, truncated)
+    if rewritten:
+        shown = ", ".join(map(str, rewritten[:5])) + (", …" if len(rewritten) > 5 else "")
+        notes.append(
+            f"Integer id {shown} matched as stored ('{ids.PREFIX}{rewritten[0]}'); the query that ran is in Info."
+            + (" No node has that integer id; if the ids are text, quote them: {id: '0'}." if not records else "")
+        )
     records = records[:row_limit]
     columns = list(records[0]) if records else _columns(prepared.text)
     return QueryResult(

@@ -9,11 +9,12 @@ from typing import Any
 
 from . import values
 from .display import Shown
+from .networkx_io import AsGraph
 from .subgraph import Subgraph
 
 
 @dataclass(eq=False)
-class QueryResult(Shown):
+class QueryResult(Shown, AsGraph):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
 
     ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the

@@ -16,14 +16,17 @@ from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
 from .display import Shown
 from .errors import GestaltError
+from .networkx_io import AsGraph
 from .session import Connection
 from .subgraph import Edge, Node, Subgraph, edge_from_json
 
 FLAGS = ("result_truncated", "content_truncated", "sources_truncated")
+#: The adapter's per-hop sample cap (RetrievalHop.sample_size <= 100).
+MAX_FANOUT = 100
 
 
 @dataclass(eq=False)
-class Retrieval(Shown):
+class Retrieval(Shown, AsGraph):
     query: str
     documents: list[Document]
     connection: Connection
@@ -53,11 +56,62 @@ class Retrieval(Shown):
     def notes(self) -> list[str]:
         flagged = {flag: sum(bool(doc.metadata.get(flag)) for doc in self.documents) for flag in FLAGS}
         notes = [f"{count} of {len(self.documents)} documents report {flag.replace('_', ' ')}." for flag, count in flagged.items() if count]
-        return [*self.reasons, *notes]
+        sampled = [
+            f"Hop {hop['hop']} ({hop['type']}:{hop['direction']}): drew {hop['drawn']:,} of {hop['total']:,} relationships "
+            f"from {hop['from']:,} node(s) (per-hop sample {hop['sample_size']}). Draw them all with retrieval.expand_all() "
+            f"or --hop {hop['type']}:{hop['direction']}:{min(hop['most'], MAX_FANOUT)}."
+            for hop in self.sampling
+            if hop["drawn"] < hop["total"]
+        ]
+        return [*self.reasons, *notes, *sampled]
+
+    @cached_property
+    def sampling(self) -> list[dict[str, Any]]:
+        """Per hop: how many relationships the walk drew (``drawn``) of how many the frontier has (``total``;
+        ``most`` for its busiest node).
+
+        The frontier of hop 1 is the seeds; of hop k the nodes reached at hop k-1. Counts come from
+        GestaltDB's typed adjacency counts (one per frontier node), so they are exact for what was reached.
+        """
+        hops = list(self.retriever.hops)
+        if not hops or not self.documents:
+            return []
+        frontiers: list[set[str]] = [set() for _ in range(len(hops) + 1)]
+        drawn: list[set[str]] = [set() for _ in hops]
+        for document in self.documents:
+            meta = document.metadata
+            if meta.get("is_seed"):
+                frontiers[0].add(meta["id"])
+            for path in meta.get("paths", []):
+                frontiers[0].add(path["seed"])
+                for depth, step in enumerate(path["steps"][: len(hops)]):
+                    drawn[depth].add(step["edge_id"])
+                    frontiers[depth + 1].add(step["neighbor_id"])
+        db = self.connection.db
+        report = []
+        for depth, hop in enumerate(hops):
+            counts = [db.count_typed_adjacency(node, hop.edge_type, hop.direction) for node in frontiers[depth]]
+            report.append(
+                {"hop": depth + 1, "type": hop.edge_type, "direction": hop.direction, "sample_size": hop.sample_size,
+                 "from": len(frontiers[depth]), "drawn": len(drawn[depth]), "total": sum(counts), "most": max(counts, default=0)}
+            )
+        return report
 
     @property
     def truncated(self) -> bool:
-        return any(doc.metadata.get("truncated") for doc in self.documents)
+        """True when a cap cut the documents or a per-hop sample left relationships out."""
+        return any(doc.metadata.get("truncated") for doc in self.documents) or any(hop["drawn"] < hop["total"] for hop in self.sampling)
+
+    def expand_all(self, *, max_entities: int | None = None) -> Retrieval:
+        """Run again with every hop's sample raised to what its frontier needs (at most 100, the
+        adapter's per-hop cap) and ``max_paths``/``max_entities`` raised to match (at most ``max_entities``,
+        default 200 nodes). What still does not fit is said in the notes."""
+        r = self.retriever
+        budget = min(1000, max_entities or max(r.max_entities, 200))
+        needed = {hop["hop"]: min(MAX_FANOUT, max(hop["sample_size"], hop["most"])) for hop in self.sampling}  # the largest frontier degree
+        hops = tuple(hop.model_copy(update={"sample_size": needed.get(i + 1, hop.sample_size)}) for i, hop in enumerate(r.hops))
+        wider = r.model_copy(update={"hops": hops, "max_paths": min(1000, max(r.max_paths, budget)), "max_entities": budget})
+        return retrieve(self.connection, wider, self.query)
 
     @cached_property
     def df(self):

@@ -112,6 +112,18 @@ class Connection:
             feed = self.__dict__["_feed"] = Feed(self)
         return feed
 
+    def shortest_path(self, a: Any, b: Any, **options: Any):
+        """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.paths.shortest_path`."""
+        from .paths import shortest_path
+
+        return shortest_path(self, a, b, **options)
+
+    def from_networkx(self, G: Any, **options: Any):
+        """Load a networkx graph here; see :func:`gestalt_nb.networkx_io.from_networkx`."""
+        from .networkx_io import from_networkx
+
+        return from_networkx(self, G, **options)
+
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
         from .graph_schema import schema
@@ -166,6 +178,10 @@ class Connection:
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
 
+        from .ids import resolve
+
+        if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
+            options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
         try:
             return GestaltDBRetriever(graph=self.handle, **options)
         except ValueError as exc:

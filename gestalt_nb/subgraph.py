@@ -165,6 +165,24 @@ class Subgraph:
             "notes": list(self.notes),
         }
 
+    def to_networkx(self, **options: Any):
+        """This subgraph as a networkx graph (a MultiDiGraph by default); see ``gestalt_nb.networkx_io``."""
+        from .networkx_io import to_networkx
+
+        return to_networkx(self, **options)
+
+    def nodes_df(self):
+        """Nodes as a DataFrame: id (as given), labels, one column per property."""
+        from .networkx_io import nodes_df
+
+        return nodes_df(self)
+
+    def edges_df(self):
+        """Relationships as a DataFrame: id, source, target, type, one column per property."""
+        from .networkx_io import edges_df
+
+        return edges_df(self)
+
     def summary(self) -> str:
         text = f"{len(self.nodes):,} nodes, {len(self.edges):,} relationships"
         return text + (" (truncated)" if self.truncated else "")

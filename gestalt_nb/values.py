@@ -130,28 +130,35 @@ def _props(properties: dict[str, Any], skip: str | None = None) -> str:
     return " {" + ", ".join(items) + "}" if items else ""
 
 
+def _id(value: Any) -> Any:
+    """A stored integer id (``__lc_int__:N``) as the number a person gave; other ids unchanged."""
+    if isinstance(value, str) and value.startswith("__lc_int__:") and value[11:].lstrip("-").isdigit():
+        return int(value[11:])
+    return value
+
+
 def node_text(node: dict[str, Any]) -> str:
     labels = "".join(f":{label}" for label in node["labels"])
-    return f"({node['id']}{labels}{_props(node['properties'])})"
+    return f"({_id(node['id'])}{labels}{_props(node['properties'])})"
 
 
 def edge_text(edge: dict[str, Any], *, with_endpoints: bool = True) -> str:
     kind = edge["properties"].get("type", "")
     body = f"[:{kind}{_props(edge['properties'], skip='type')}]"
-    return f"({edge['source']})-{body}->({edge['target']})" if with_endpoints else body
+    return f"({_id(edge['source'])})-{body}->({_id(edge['target'])})" if with_endpoints else body
 
 
 def path_text(path: dict[str, Any]) -> str:
     nodes = path["nodes"]
     if not nodes:
         return "()"
-    parts = [f"({nodes[0]['id']})"]
+    parts = [f"({_id(nodes[0]['id'])})"]
     for edge, node in zip(path["edges"], nodes[1:]):
         body = edge_text(edge, with_endpoints=False)
         if edge["target"] == node["id"]:
-            parts.append(f"-{body}->({node['id']})")
+            parts.append(f"-{body}->({_id(node['id'])})")
         else:
-            parts.append(f"<-{body}-({node['id']})")
+            parts.append(f"<-{body}-({_id(node['id'])})")
     return "".join(parts)
 
 
@@ -165,6 +172,8 @@ def cell(value: Any) -> Any:
         return path_text(value)
     if is_temporal(value):
         return temporal_to_python(value)
+    if isinstance(value, str):
+        return _id(value)
     if isinstance(value, list):
         if any(isinstance(item, dict) for item in value):
             return [cell(item) for item in value]

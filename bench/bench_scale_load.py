@@ -1,0 +1,145 @@
+"""Loading N nodes + 3N relationships from DataFrames, against the database's own floor.
+
+The floor is what GestaltDB itself needs: build ``Node``/``Edge`` objects from the same frames,
+then ``put_nodes`` + ONE ``put_edges_bulk(check_existing=False)`` in one transaction. gestalt_nb is
+``load_nodes`` + ``load_edges`` (validation, conversion, existence checks, one transaction each).
+Every run is a fresh subprocess writing a fresh LMDB directory, floor and gestalt_nb alternating,
+so peak RSS is per run; medians of wall time and of CPU time are printed, with rows/s and bytes on disk.
+
+    python bench/bench_scale_load.py [--sizes 10000,100000,1000000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TYPES = ("KNOWS", "WORKS_WITH", "FOLLOWS")
+MAP_SIZE = 48 * 1024**3
+
+
+def frames(n: int):
+    import pandas as pd
+
+    rng = random.Random(7)
+    e = 3 * n
+    nodes = pd.DataFrame(
+        {"pid": [f"p{i}" for i in range(n)], "name": [f"Person {i}" for i in range(n)], "age": [20 + i % 50 for i in range(n)], "score": [(i % 97) / 97 for i in range(n)]}
+    )
+    edges = pd.DataFrame(
+        {
+            "src": [f"p{rng.randrange(n)}" for _ in range(e)],
+            "dst": [f"p{rng.randrange(n)}" for _ in range(e)],
+            "kind": [TYPES[j % 3] for j in range(e)],
+            "weight": [j % 10 for j in range(e)],
+            "eid": [f"e{j}" for j in range(e)],
+        }
+    )
+    return nodes, edges
+
+
+def floor(path: Path, nodes, edges) -> None:
+    from gestaltdb.graphdb import Edge, GraphDB, Node
+
+    db = GraphDB.create(path, backend="lmdb", serializer="json", backend_options={"map_size": MAP_SIZE})
+    with db.transaction() as tx:
+        tx.put_nodes(
+            [
+                Node(pid, labels=["Person"], properties={"name": name, "age": age, "score": score})
+                for pid, name, age, score in zip(nodes["pid"].tolist(), nodes["name"].tolist(), nodes["age"].tolist(), nodes["score"].tolist())
+            ]
+        )
+        tx.put_edges_bulk(
+            [
+                Edge(eid, src, dst, properties={"weight": weight, "type": kind})
+                for src, dst, kind, weight, eid in zip(
+                    edges["src"].tolist(), edges["dst"].tolist(), edges["kind"].tolist(), edges["weight"].tolist(), edges["eid"].tolist()
+                )
+            ],
+            check_existing=False,
+        )
+    db.close()
+
+
+def gestalt(path: Path, nodes, edges) -> None:
+    import gestalt_nb
+    from gestalt_nb.session import REGISTRY
+
+    gestalt_nb.create(path, map_size=MAP_SIZE)
+    gestalt_nb.load_nodes(nodes, id="pid", label="Person")
+    gestalt_nb.load_edges(edges, source="src", target="dst", type_column="kind", id="eid")
+    REGISTRY.close_all()
+
+
+def worker(kind: str, frames_path: str, out: str) -> None:
+    with open(frames_path, "rb") as handle:
+        nodes, edges = pickle.load(handle)
+    import gestalt_nb  # noqa: F401  (imports off the clock for both)
+    from gestaltdb.graphdb import GraphDB  # noqa: F401
+
+    path = Path(out)
+    wall, cpu = time.perf_counter(), time.process_time()
+    (floor if kind == "floor" else gestalt)(path, nodes, edges)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"wall": wall, "cpu": cpu, "rss": rss, "disk": size}))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--worker", nargs=3, metavar=("KIND", "FRAMES", "OUT"))
+    args = parser.parse_args()
+    if args.worker:
+        worker(*args.worker)
+        return
+    import gestalt_nb
+
+    print(f"gestalt_nb from {gestalt_nb.__file__}", flush=True)
+    for n in (int(size) for size in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as tmp:
+            frames_path = Path(tmp) / "frames.pkl"
+            with open(frames_path, "wb") as handle:
+                pickle.dump(frames(n), handle)
+            samples: dict[str, list[dict]] = {"floor": [], "gestalt": []}
+            for run in range(args.runs):
+                order = ("floor", "gestalt") if run % 2 == 0 else ("gestalt", "floor")
+                for kind in order:
+                    out = Path(tmp) / f"{kind}{run}"
+                    done = subprocess.run(
+                        [sys.executable, __file__, "--worker", kind, str(frames_path), str(out)],
+                        capture_output=True, text=True, env=os.environ, check=False,
+                    )
+                    if done.returncode:
+                        raise SystemExit(f"{kind} run failed:\n{done.stderr[-3000:]}")
+                    samples[kind].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                    shutil.rmtree(out, ignore_errors=True)
+            rows = 4 * n
+            med = {kind: {key: statistics.median(s[key] for s in runs) for key in ("wall", "cpu", "rss", "disk")} for kind, runs in samples.items()}
+            f, g = med["floor"], med["gestalt"]
+            print(f"\n{n:,} nodes + {3 * n:,} relationships ({rows:,} rows), median of {args.runs} interleaved runs", flush=True)
+            for kind, m in (("floor", f), ("gestalt_nb", g)):
+                print(
+                    f"  {kind:>10}: wall {m['wall']:7.2f} s  cpu {m['cpu']:7.2f} s  {rows / m['wall']:10,.0f} rows/s  "
+                    f"peak RSS {m['rss'] / 1024**2:7.0f} MiB  disk {m['disk'] / 1024**2:7.1f} MiB",
+                    flush=True,
+                )
+            print(f"  ratio gestalt_nb / floor: wall {g['wall'] / f['wall']:.2f}x  cpu {g['cpu'] / f['cpu']:.2f}x", flush=True)
+            print(f"  wall samples floor {[round(s['wall'], 2) for s in samples['floor']]} gestalt {[round(s['wall'], 2) for s in samples['gestalt']]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
