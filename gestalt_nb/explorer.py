@@ -57,6 +57,11 @@ class Explorer:
         return self.node_budget
 
     @property
+    def last_expansion(self) -> dict[str, Any]:
+        """The nodes, direction and types of the last expansion (what ``expand_all`` repeats)."""
+        return dict(self._last_expand or {})
+
+    @property
     def left_out(self) -> int:
         """Neighbours the last expansion's sample left out (0 when it drew them all)."""
         return sum(item["total"] - item["drawn"] for item in self.last_sampling)

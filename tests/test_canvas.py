@@ -216,3 +216,9 @@ def test_the_panel_payload_leaves_out_bookkeeping_properties():
     subgraph.add_node(Node("a", ("Person",), {"name": "Ann", "__name_lc": "ann", "__mem_vectors": [0.1] * 50}))
     node = GraphCanvas(subgraph).graph["nodes"][0]
     assert node["p"] == {"name": "Ann"} and node["c"] == "Ann"
+
+
+def test_integer_ids_are_captioned_as_the_person_gave_them():
+    subgraph = Subgraph()
+    subgraph.add_node(Node("__lc_int__:33", ("Member",), {}))
+    assert GraphCanvas(subgraph).graph["nodes"][0]["c"] == "33"

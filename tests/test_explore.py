@@ -200,3 +200,27 @@ def test_retrieve_magic_argument_errors(shell, demo):
         run(shell, "%gretrieve Alice")
     with pytest.raises(UsageError, match="Cannot read hop 'KNOWS:sideways'"):
         run(shell, "%gretrieve x --seed-ids alice --hop KNOWS:sideways")
+
+
+def test_expand_all_control_draws_what_the_sample_left_out_as_one_delta(shell, tmp_path):
+    from gestaltdb.graphdb import Edge as DbEdge
+    from gestaltdb.graphdb import Node as DbNode
+
+    connection = gestalt_nb.create(str(tmp_path / "star"))
+    with connection.db.transaction() as tx:
+        tx.put_nodes([DbNode("hub", labels=["Hub"], properties={"name": "Hub"})]
+                     + [DbNode(f"s{i}", labels=["Spoke"], properties={"name": f"Spoke {i}"}) for i in range(40)])
+        tx.put_edges_bulk([DbEdge(f"h{i}", "hub", f"s{i}", properties={"type": "HAS"}) for i in range(40)], check_existing=False)
+    connection.graph.refresh_schema()
+    view = gestalt_nb.explore("hub", sample_size=10)
+    view.widget
+    assert view.expand_all_button.layout.display == "none"  # nothing left out yet
+    view.expand_button.click()
+    assert len(view.canvas.subgraph.nodes) == 11 and view.explorer.left_out == 30
+    assert view.expand_all_button.layout.display == "" and "10 of 40" in view.canvas.status["text"]
+    revision = view.canvas.revision
+    view.expand_all_button.click()
+    assert len(view.canvas.subgraph.nodes) == 41 == len(view.explorer.subgraph.nodes)
+    assert view.canvas.revision == revision + 1 and view.expand_all_button.layout.display == "none"
+    view.undo_button.click()
+    assert len(view.canvas.subgraph.nodes) == 11

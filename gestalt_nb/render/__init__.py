@@ -143,5 +143,10 @@ def _display_value(value: Any) -> Any:
 
 
 def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> str:
+    """The caption property, else the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
     value = properties.get(caption_property)
-    return node_id if value is None else str(value)
+    if value is None:
+        from ..ids import shown
+
+        return str(shown(node_id))
+    return str(value)

@@ -56,9 +56,14 @@ class ExplorerView(View):
         self.find_button = w.Button(description="Find")
         self.direction = w.ToggleButtons(options=list(DIRECTIONS), value="both", description="Direction", **wide)
         self.types = w.SelectMultiple(options=self.explorer.relationship_types(), description="Types", rows=4)
-        self.sample_size = w.BoundedIntText(value=self.explorer.sample_size, min=1, max=MAX_PER_HOP, description="Per hop", **wide)
+        per_hop = self.explorer.sample_size or self.explorer.node_budget
+        self.sample_size = w.BoundedIntText(value=min(per_hop, MAX_PER_HOP), min=1, max=MAX_PER_HOP, description="Per hop", **wide)
         self.budget = w.BoundedIntText(value=self.explorer.node_budget, min=1, max=self.options.max_nodes, description="Node budget", **wide)
         self.expand_button = w.Button(description="Expand selected", button_style="success", tooltip="the nodes selected on the canvas, else the start")
+        self.expand_all_button = w.Button(
+            description="Expand all", tooltip="draw every neighbour the last expansion left out, within the node budget",
+            layout=w.Layout(display="none"),
+        )
         self.undo_button = w.Button(description="Undo")
         self.reset_button = w.Button(description="Reset")
         self.cypher = w.Textarea(layout=w.Layout(width="100%", height="90px"), description="Cypher")
@@ -66,6 +71,7 @@ class ExplorerView(View):
         self.start_button.on_click(lambda _: self._act(lambda: self.start(self.start_id.value.strip())))
         self.find_button.on_click(lambda _: self._act(self._find))
         self.expand_button.on_click(lambda _: self._act(lambda: self.expand(list(self.canvas.selected) or None, **self._choices())))
+        self.expand_all_button.on_click(lambda _: self._act(self.expand_all))
         self.undo_button.on_click(lambda _: self._act(self.undo))
         self.reset_button.on_click(lambda _: self._act(self.reset))
 
@@ -74,7 +80,7 @@ class ExplorerView(View):
                 w.HBox([self.start_id, self.start_button]),
                 w.HBox([self.find_label, self.find_property, self.find_value, self.find_button]),
                 w.HBox([self.types, w.VBox([self.direction, w.HBox([self.sample_size, self.budget])])]),
-                w.HBox([self.expand_button, self.undo_button, self.reset_button]),
+                w.HBox([self.expand_button, self.expand_all_button, self.undo_button, self.reset_button]),
             ]
         )
         self.cypher.value = self.explorer.cypher()
@@ -93,9 +99,18 @@ class ExplorerView(View):
         return self._redraw()
 
     def expand(self, node_ids: list[str] | None = None, **options: Any) -> ExplorerView:
-        notes_before = list(self.explorer.subgraph.notes)
         anchor = (node_ids or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
-        self.explorer.expand(node_ids, **options)
+        return self._step(lambda: self.explorer.expand(node_ids, **options), anchor)
+
+    def expand_all(self) -> ExplorerView:
+        """Draw every neighbour the last expansion's sample left out, within the node budget."""
+        last = self.explorer.last_expansion
+        anchor = (last.get("node_ids") or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
+        return self._step(self.explorer.expand_all, anchor)
+
+    def _step(self, expand: Any, anchor: str | None) -> ExplorerView:
+        notes_before = list(self.explorer.subgraph.notes)
+        expand()
         self._steps.append("delta")
         if "canvas" in self.__dict__:
             add_expansion(self.canvas, self.explorer.subgraph, anchor, notes_before, on_undo=self._step_back)
@@ -131,6 +146,7 @@ class ExplorerView(View):
     def _show_cypher(self) -> None:
         if "widget" in self.__dict__:
             self.cypher.value = self.explorer.cypher()
+            self.expand_all_button.layout.display = "" if self.explorer.left_out else "none"
 
     # -- actions -----------------------------------------------------------------------
     def _act(self, action) -> None:
