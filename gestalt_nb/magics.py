@@ -14,7 +14,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, line_magic, magics_class
-from traitlets import Bool, Enum, Int, TraitError, Unicode, observe, validate
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
 from .errors import GestaltError
@@ -135,6 +135,8 @@ def _gcypher_parser() -> _Parser:
     parser.add_argument("-o", "--out", help="store the result in this variable")
     parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
+    parser.add_argument("--timeout", type=float, help="seconds this cell's read may run (time budget)")
+    parser.add_argument("--memory-limit", help="memory this cell's read may add, e.g. 4GiB (memory budget)")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
     parser.add_argument("--renderer", choices=RENDERERS)
@@ -145,7 +147,7 @@ def _gcypher_parser() -> _Parser:
 
 
 #: Options of %gcypher that take a value; used to find where a line magic's query begins.
-_VALUE_OPTIONS = {"-o", "--out", "--limit", "-P", "--params", "--alias", "--renderer", "--display-limit", "--max-nodes", "--max-edges"}
+_VALUE_OPTIONS = {"-o", "--out", "--limit", "--timeout", "--memory-limit", "-P", "--params", "--alias", "--renderer", "--display-limit", "--max-nodes", "--max-edges"}
 _TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\{[^}]*\}|\S+)""")
 
 
@@ -181,6 +183,10 @@ class GestaltMagic(Magics, Configurable):
     json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
     short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
     map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
+    timeout = Float(settings.timeout, help="Seconds a cell's read may run before it is stopped.").tag(config=True)
+    memory_limit = Unicode(settings.memory_limit, help="Memory a cell's read may add to the process, e.g. 2GiB.").tag(config=True)
+    tool_timeout = Float(settings.tool_timeout, help="Seconds an agent's query tool call may run.").tag(config=True)
+    tool_memory_limit = Unicode(settings.tool_memory_limit, help="Memory an agent's query tool call may add, e.g. 512MiB.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         Configurable.__init__(self, config=shell.config if shell is not None else None)
@@ -272,7 +278,9 @@ class GestaltMagic(Magics, Configurable):
         args = _gcypher_parser().parse_args(_words(options_text))
         params = self._params(args.params) if args.params else None
         connection = REGISTRY.get(args.alias)
-        result = connection.run(query or "", params, write=args.write, limit=args.limit)
+        result = connection.run(
+            query or "", params, write=args.write, limit=args.limit, timeout=args.timeout, memory_limit=args.memory_limit
+        )
         result.view_options = {
             "renderer": args.renderer,
             "display_limit": args.display_limit,

@@ -35,6 +35,13 @@ class Settings:
     short_errors: bool = True
     #: LMDB map size passed on every create and open (GestaltDB does not persist it).
     map_size: str = "4GiB"
+    #: Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).
+    timeout: float = 60.0
+    #: Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).
+    memory_limit: str = "2GiB"
+    #: The same two budgets for an agent's query tool call (a stop becomes a counted refusal).
+    tool_timeout: float = 10.0
+    tool_memory_limit: str = "512MiB"
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied (unknown names are an error)."""
@@ -55,6 +62,14 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        from .budget import parse_bytes
+
+        for name in ("timeout", "tool_timeout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise GestaltError(f"{name} must be a positive number of seconds, not {value!r}.")
+        for name in ("memory_limit", "tool_memory_limit"):
+            parse_bytes(getattr(self, name), name)
 
 
 settings = Settings()
