@@ -152,10 +152,14 @@ def show(value: Any, **options: Any):
 def load_ipython_extension(shell: Any) -> None:
     from .magics import GestaltMagic
 
+    from .budget import guard_interrupts
+
     magics = GestaltMagic(shell=shell)
     shell.register_magics(magics)
     if magics not in shell.configurables:
         shell.configurables.append(magics)
+    if guard_interrupts not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", guard_interrupts)
 
 
 def unload_ipython_extension(shell: Any) -> None:

@@ -123,7 +123,7 @@ def resident() -> int:
 
 
 _RUNNING: set[_Run] = set()
-_RUNNING_LOCK = threading.Lock()
+_RUNNING_LOCK = threading.RLock()  # re-entrant: the SIGINT guard may run while it is held
 
 
 class _Run:
@@ -131,7 +131,7 @@ class _Run:
 
     def __init__(self, work: Callable[[], Any]) -> None:
         self.work = work
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
         self.done = threading.Event()
         self.state = "running"  # running -> stopping (a stop was sent) -> finished
         self.outcome: tuple[bool, Any] = (False, None)
@@ -279,6 +279,30 @@ def stop_all() -> int:
     for run in runs:
         run.wait_stopped()
     return len(runs)
+
+
+def guard_interrupts(*_: Any) -> None:
+    """Make the next Ctrl-C (Lab's stop button) first stop every bounded query, then interrupt.
+
+    A query started from the main thread is stopped by its own watchdog; one started on another
+    thread — an agent tool inside LangGraph's ``ToolNode`` — is not reached by the interrupt, and
+    its executor would wait for it. Registered as an IPython ``pre_run_cell`` hook (ipykernel
+    resets the SIGINT handler before each cell), it wraps whatever handler is in place.
+    """
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    current = signal.getsignal(signal.SIGINT)
+    if getattr(current, "gestalt_guard", False) or not callable(current):
+        return
+
+    def stop_queries_then_interrupt(signum: int, frame: Any) -> Any:
+        stop_all()
+        return current(signum, frame)
+
+    stop_queries_then_interrupt.gestalt_guard = True  # type: ignore[attr-defined]
+    signal.signal(signal.SIGINT, stop_queries_then_interrupt)
 
 
 def running() -> int:
