@@ -149,17 +149,31 @@ def show(value: Any, **options: Any):
     raise TypeError(f"Nothing to show for a {type(value).__name__}; pass a result or a Subgraph.")
 
 
+class _Loaded(set):
+    """IPython's set of loaded extensions, in which gestalt_nb never counts as loaded.
+
+    Loading gestalt_nb is idempotent (the magics and their settings are kept), so a notebook run
+    again in the same kernel loads it again silently instead of printing "already loaded".
+    """
+
+    def __contains__(self, item: object) -> bool:
+        return item != __name__ and super().__contains__(item)
+
+
 def load_ipython_extension(shell: Any) -> None:
+    from .budget import guard_interrupts
     from .magics import GestaltMagic
 
-    from .budget import guard_interrupts
-
-    magics = GestaltMagic(shell=shell)
-    shell.register_magics(magics)
-    if magics not in shell.configurables:
-        shell.configurables.append(magics)
+    manager = getattr(shell, "extension_manager", None)
+    if manager is not None and type(manager.loaded) is set:
+        manager.loaded = _Loaded(manager.loaded)
     if guard_interrupts not in shell.events.callbacks["pre_run_cell"]:
         shell.events.register("pre_run_cell", guard_interrupts)
+    if any(isinstance(item, GestaltMagic) for item in shell.configurables):
+        return  # already registered: keep the magics and whatever %config set
+    magics = GestaltMagic(shell=shell)
+    shell.register_magics(magics)
+    shell.configurables.append(magics)
 
 
 def unload_ipython_extension(shell: Any) -> None:

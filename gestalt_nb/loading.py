@@ -33,7 +33,7 @@ from langchain_gestaltdb import GestaltDBGraph
 # so a frame and add_graph_documents name the same entity the same way.
 from langchain_gestaltdb._ingestion import entity_id
 
-from .errors import GestaltError
+from .errors import GestaltError, storage_problem
 from .session import Connection
 
 #: Rows written between two progress updates (all inside the one transaction). Edges go in larger
@@ -279,7 +279,8 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
         if "index key exceeds" in str(exc):
             indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
             cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
-        raise GestaltError(f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
+        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
@@ -442,6 +443,7 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
         with db.transaction() as tx:
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
     except Exception as exc:
-        raise GestaltError(f"The load failed and was rolled back; nothing was written: {exc}") from exc
+        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc
     connection.graph.refresh_schema()
     return LoadResult("graph documents", len(documents), len(documents), 0, 0, time.perf_counter() - started)

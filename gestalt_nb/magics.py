@@ -148,24 +148,77 @@ def _gcypher_parser() -> _Parser:
 
 #: Options of %gcypher that take a value; used to find where a line magic's query begins.
 _VALUE_OPTIONS = {"-o", "--out", "--limit", "--timeout", "--memory-limit", "-P", "--params", "--alias", "--renderer", "--display-limit", "--max-nodes", "--max-edges"}
-_TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\{[^}]*\}|\S+)""")
+_PARAMS = ("-P", "--params")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _token_end(text: str, start: int, *, expression: bool = False) -> int:
+    """Where the token starting at ``start`` ends.
+
+    A shell word ends at whitespace outside quotes. An ``expression`` (the ``-P`` value) is taken
+    verbatim: brackets and string literals nest, so ``{'a': {'b': 1}}`` or ``dict(a=1, b=2)`` is one
+    value; it ends at the first whitespace outside them (a bare variable name ends at whitespace).
+    """
+    depth, position = 0, start
+    while position < len(text):
+        char = text[position]
+        if char in "'\"":
+            position += 1
+            while position < len(text) and text[position] != char:
+                position += 2 if text[position] == "\\" and expression else 1
+            position += 1
+            continue
+        if expression and char in _CLOSING:
+            depth += 1
+        elif expression and char in ")]}":
+            depth -= 1
+        elif char.isspace() and depth <= 0:
+            break
+        position += 1
+    return min(position, len(text))
+
+
+def _tokens(text: str):
+    """(start, end, is_params_value) for each word of an option line, reading -P values verbatim."""
+    position, params_next = 0, False
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return
+        end = _token_end(text, position, expression=params_next)
+        yield position, end, params_next
+        word = text[position:end]
+        params_next = word in _PARAMS
+        position = end
+
+
+def split_params(options: str) -> tuple[str, str | None]:
+    """Take the ``-P`` expression out of an option line verbatim: (the other options, the expression)."""
+    for start, end, is_value in _tokens(options):
+        if not is_value:
+            continue
+        expression = options[start:end]
+        if expression[:1] in "'\"" and _token_end(expression, 0) == len(expression):
+            expression = shlex.split(expression)[0]  # the quoted form -P "{'name': 'Ada'}" still works
+        flag = options.rfind("-", 0, start)
+        flag = options.rfind(" ", 0, flag) + 1
+        return options[:flag] + options[end:], expression
+    return options, None
 
 
 def split_line(line: str) -> tuple[str, str]:
     """Split ``%gcypher [options] QUERY`` into its option text and its query text."""
-    position, expecting_value = 0, False
-    while True:
-        match = _TOKEN.match(line, position)
-        if not match:
-            return line, ""
-        token = match.group(1)
-        if expecting_value:
+    expecting_value = False
+    for start, end, is_value in _tokens(line):
+        token = line[start:end]
+        if expecting_value or is_value:
             expecting_value = False
         elif token.startswith("-"):
-            expecting_value = token.split("=", 1)[0] in _VALUE_OPTIONS and "=" not in token
+            expecting_value = token.split("=", 1)[0] in _VALUE_OPTIONS and "=" not in token and token not in _PARAMS
         else:
-            return line[: match.start(1)], line[match.start(1) :]
-        position = match.end()
+            return line[:start], line[start:]
+    return line, ""
 
 
 @magics_class
@@ -242,6 +295,7 @@ class GestaltMagic(Magics, Configurable):
         return None
 
     def _connect(self, args: argparse.Namespace) -> None:
+        before = set(REGISTRY.connections)
         if args.command == "open":
             connection = REGISTRY.open(args.path, alias=args.alias, map_size=args.map_size)
         elif args.command == "create":
@@ -249,6 +303,9 @@ class GestaltMagic(Magics, Configurable):
         else:
             connection = REGISTRY.demo(args.path, alias=args.alias, map_size=args.map_size)
         connection.claim_writes = connection.claim_writes or args.claim_writes
+        if connection.alias in before:
+            print(f"Already open: '{connection.alias}' at {connection.path}; it is the current connection.")
+            return
         print(f"Connected '{connection.alias}' ({connection.info()['backend']}) at {connection.path}; it is the current connection.")
 
     def _list(self):
@@ -275,8 +332,10 @@ class GestaltMagic(Magics, Configurable):
     def gcypher(self, line: str, cell: str | None = None):
         """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
         options_text, query = (line, cell) if cell is not None else split_line(line)
+        options_text, expression = split_params(options_text)
         args = _gcypher_parser().parse_args(_words(options_text))
-        params = self._params(args.params) if args.params else None
+        expression = expression if expression is not None else args.params  # -P=... / --params=...
+        params = self._params(expression) if expression is not None else None
         connection = REGISTRY.get(args.alias)
         result = connection.run(
             query or "", params, write=args.write, limit=args.limit, timeout=args.timeout, memory_limit=args.memory_limit
@@ -288,6 +347,7 @@ class GestaltMagic(Magics, Configurable):
             "max_edges": args.max_edges,
         }
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
+        result.params_source = expression
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
         return self._keep(result, args.out)
 
@@ -434,6 +494,7 @@ class GestaltMagic(Magics, Configurable):
         value = self._evaluate(expression, "-P")
         if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
             raise GestaltError(
-                f"-P must give a dict with string keys (got {type(value).__name__}); e.g. -P \"{{'name': 'Ada'}}\"."
+                f"-P must give a dict with string keys; {expression} gave a {type(value).__name__}. "
+                f"E.g. -P {{'name': 'Ada'}} or -P NAME_OF_A_DICT."
             )
         return dict(value)

@@ -6,6 +6,7 @@ directly (``gestalt_nb.settings.row_limit = 5000``). Per-call arguments override
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -58,6 +59,10 @@ class Settings:
 
         if self.renderer not in RENDERERS:
             raise GestaltError(f"Unknown renderer '{self.renderer}'; choose one of: {', '.join(RENDERERS)}.")
+        if self.renderer == "pyvis" and importlib.util.find_spec("pyvis") is None:
+            from .errors import missing
+
+            raise missing("pyvis", "pyvis", "The pyvis renderer", "or keep the default renderer (--renderer gestaltdb)")
         for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -42,7 +42,7 @@ from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 from langchain_gestaltdb import ReadOnlyQueryError
 
 from .budget import Budget, over_budget_up_front, parse_bytes, run_within
-from .errors import GestaltError, caret_excerpt
+from .errors import GestaltError, caret_excerpt, storage_problem
 from .options import settings
 from .result import QueryResult
 from .session import Connection
@@ -213,8 +213,11 @@ def _refusal(writes: tuple[str, ...]) -> str:
     )
 
 
-def _failure(exc: Exception, params: dict[str, Any]) -> GestaltError:
+def _failure(exc: Exception, params: dict[str, Any], connection: Connection | None = None) -> GestaltError:
     message = str(exc)
+    storage = storage_problem(exc, connection.path, "write to the database") if connection and connection.path else None
+    if storage:
+        return GestaltError(storage)
     if message.startswith("Missing Cypher parameter"):
         name = message.rsplit("$", 1)[-1]
         given = ", ".join(sorted(params)) or "none"
@@ -278,7 +281,7 @@ def run(
     except GestaltError:
         raise
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
-        raise _failure(exc, params) from exc
+        raise _failure(exc, params, connection) from exc
     elapsed = time.perf_counter() - started
     truncated = len(records) > row_limit
     notes = _notes(prepared, row_limit, truncated)
