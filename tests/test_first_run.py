@@ -264,3 +264,34 @@ def test_a_full_disk_gives_a_clear_message_and_leaves_the_database_as_it_was(she
     with pytest.raises(UsageError, match=r"Cannot write to the database: the disk holding .* is full"):
         run(shell, "%gcypher --write UNWIND range(1, 20000) AS i CREATE (n:M {i: i, t: 'yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'}) RETURN count(*) AS c")
     assert run(shell, "%gcypher MATCH (n) RETURN n.name AS name").records == [{"name": "before"}]
+
+
+# -- the demo opens copies, so the checkout stays clean -------------------------------------------------
+
+
+def test_the_demo_command_opens_copies_in_a_scratch_folder_and_leaves_the_notebooks_alone(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert 'pip install -e ".[lab]" && python -m gestalt_nb.open_demo --allow-root' in readme
+    before = {path.name: path.read_bytes() for path in NOTEBOOKS}
+    target = tmp_path / "demo"
+
+    def open_demo(*options):
+        done = subprocess.run(
+            [sys.executable, "-m", "gestalt_nb.open_demo", "--dir", str(target), "--dry-run", "--allow-root", *options],
+            capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+        )
+        return done.stdout
+
+    first = open_demo()
+    assert f"{len(NOTEBOOKS)} copied, 0 kept" in first
+    assert f"-m jupyterlab --ServerApp.root_dir={target} --allow-root {target / '01_quickstart.ipynb'}" in first
+    assert sorted(p.name for p in target.glob("*.ipynb")) == sorted(before)
+    (target / "01_quickstart.ipynb").write_text("{}", encoding="utf-8")  # the person's own edits and outputs
+    assert "0 copied, 6 kept" in open_demo() and (target / "01_quickstart.ipynb").read_text() == "{}"
+    assert "6 copied, 0 kept" in open_demo("--fresh")
+    assert {path.name: path.read_bytes() for path in NOTEBOOKS} == before
+    inside = subprocess.run(
+        [sys.executable, "-m", "gestalt_nb.open_demo", "--dir", str(ROOT / "notebooks"), "--dry-run"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert inside.returncode and "choose a folder outside it" in inside.stderr
