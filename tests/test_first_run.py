@@ -144,8 +144,14 @@ def test_the_notebook_import_check_catches_a_module_the_demo_extras_leave_out():
 # -- one line for a missing optional dependency, and for GestaltError from a plain call ----------------
 
 
+def hide(monkeypatch, package: str) -> None:
+    """As if ``package`` were not installed: its modules (even ones imported earlier) fail to import."""
+    for name in [name for name in sys.modules if name == package or name.startswith(package + ".")] + [package]:
+        monkeypatch.setitem(sys.modules, name, None)
+
+
 def test_a_missing_pyvis_is_one_line_with_the_pip_command(shell, demo, monkeypatch, capsys, caplog):
-    monkeypatch.setitem(sys.modules, "pyvis", None)  # as if it were not installed
+    hide(monkeypatch, "pyvis")
     with pytest.raises(UsageError, match=r"^The pyvis renderer needs pyvis, which is not installed: pip install 'gestalt-nb\[pyvis\]'; or keep"):
         run(shell, "%gcypher --renderer pyvis MATCH (p:Person) RETURN p LIMIT 2")
     result = run(shell, "%gcypher MATCH (p:Person) RETURN p LIMIT 2")
@@ -159,7 +165,7 @@ def test_a_missing_pyvis_is_one_line_with_the_pip_command(shell, demo, monkeypat
 
 
 def test_a_missing_langgraph_is_one_line_with_the_pip_command(shell, monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "langgraph", None)
+    hide(monkeypatch, "langgraph")
     monkeypatch.delitem(sys.modules, "gestalt_nb.agents", raising=False)
     with pytest.raises(ImportError, match=r"gestalt_nb.agents needs LangGraph, which is not installed: pip install 'gestalt-nb\[agents\]'"):
         import gestalt_nb.agents  # noqa: F401
