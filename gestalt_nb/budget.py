@@ -92,7 +92,7 @@ def parse_bytes(value: int | str, what: str) -> int:
             raise GestaltError(f"Cannot read {what} {value!r}; write it like 2GiB, 512MiB or 536870912.")
         amount = int(float(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " "))
     if amount < 1024**2:
-        raise GestaltError(f"{what} {value!r} is too small; use at least 1MiB.")
+        raise GestaltError(f"{what[:1].upper()}{what[1:]} {value!r} is too small; use at least 1MiB.")
     return amount
 
 

@@ -323,7 +323,7 @@ def tool_budget(timeout: float | None = None, memory_limit: int | str | None = N
 def _budget(timeout: Any, memory_limit: Any, scope: str) -> Budget:
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise GestaltError(f"The time budget must be a positive number of seconds, not {timeout!r}.")
-    return Budget(float(timeout), parse_bytes(memory_limit, "The memory budget"), scope)
+    return Budget(float(timeout), parse_bytes(memory_limit, "the memory budget"), scope)
 
 
 def check_ranges(ranges: tuple[tuple[Any, ...], ...], params: dict[str, Any], budget: Budget) -> None:

@@ -131,7 +131,7 @@ def test_budgets_come_from_config_and_bad_values_are_refused(shell, big):
     for bad in ("%config GestaltMagic.timeout = -1", "%config GestaltMagic.memory_limit = 'lots'"):
         run(shell, bad)  # %config reports the TraitError itself; the setting keeps its value
     assert (gestalt_nb.settings.timeout, gestalt_nb.settings.memory_limit) == (1, "1GiB")
-    with pytest.raises(Exception, match="Cannot read The memory budget 'x'"):
+    with pytest.raises(Exception, match="Cannot read the memory budget 'x'; write it like 2GiB"):
         run(shell, "%gcypher --memory-limit x MATCH (p) RETURN p")
 
 

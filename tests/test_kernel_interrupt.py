@@ -96,6 +96,13 @@ def test_the_stop_button_stops_a_running_query_and_the_kernel_goes_on(kernel):
     assert status == "ok" and "300" in text, text
 
 
+def test_a_gestalt_error_from_a_plain_call_is_one_line_in_a_real_kernel(kernel):
+    _, client = kernel
+    status, text, error = execute(client, "import gestalt_nb\ngestalt_nb.connect('no-such-db')")
+    assert status == "error" and error == "GestaltError"
+    assert text.count("\n") == 0 and "No GestaltDB database at" in text and "%gestalt create no-such-db" in text
+
+
 AGENT = """
 from langchain_core.messages import HumanMessage
 from gestalt_nb.agents import ScriptedChatModel, build_graph_agent, tool_call
