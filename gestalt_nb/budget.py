@@ -73,7 +73,8 @@ class Usage:
 
 
 class BudgetExceeded(GestaltError):
-    """A read was stopped because it spent its time or memory budget; ``kind`` is "time" or "memory"."""
+    """A read was stopped because it spent its time or memory budget; ``kind`` is "time" or
+    "memory" ("interrupted" when a kernel interrupt stopped a query watched by another thread)."""
 
     def __init__(self, message: str, *, kind: str, budget: Budget, usage: Usage) -> None:
         super().__init__(message)
@@ -256,7 +257,8 @@ def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query"
     if isinstance(value, _Stop):
         value = None
         release()
-        raise BudgetExceeded(_message(kind or "time", budget, usage, describe), kind=kind or "time", budget=budget, usage=usage)
+        kind = kind or "interrupted"  # stopped from outside: stop_all() after a kernel interrupt
+        raise BudgetExceeded(_message(kind, budget, usage, describe), kind=kind, budget=budget, usage=usage)
     raise value
 
 
@@ -320,6 +322,8 @@ _RAISE = {
 
 
 def _message(kind: str, budget: Budget, usage: Usage, describe: str) -> str:
+    if kind == "interrupted":
+        return f"Stopped: the {describe} was stopped by a kernel interrupt after {usage.elapsed:.1f} s; the database is unchanged and usable."
     if kind == "time":
         what = f"ran past its time budget of {seconds(budget.timeout)}"
     else:

@@ -22,20 +22,20 @@ from typing import Any
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import (
     CreateClause,
-    FunctionCall,
-    Parameter,
     CreateConstraint,
     DeleteClause,
     DropConstraint,
     ForeachClause,
+    FunctionCall,
     MergeClause,
+    Parameter,
     Query,
     RemoveClause,
     ReturnClause,
     SetClause,
-    WithClause,
     SubqueryClause,
     UnionQuery,
+    WithClause,
 )
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from gestaltdb.query_engine.cypher.functions import is_aggregate_function
@@ -70,7 +70,7 @@ class Prepared:
     is_union: bool
     #: Why LIMIT cannot bound the work (the budget does), or None for a streaming read.
     unbounded: str | None = None
-    #: The largest ``range(...)`` whose size is known before running: (start, end, step) expressions.
+    #: The argument expressions of every ``range(...)`` call, checked against the memory budget.
     ranges: tuple[tuple[Any, ...], ...] = ()
 
 
