@@ -11,11 +11,13 @@ a fixed per-call cost would show most. Target: at most 10% over the unbudgeted r
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import gc
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -24,10 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graphs import build  # noqa: E402
 
-from gestalt_nb.budget import Budget, run_within  # noqa: E402
+from gestalt_nb.budget import Budget, BudgetExceeded, QueryInterrupted, run_within  # noqa: E402
 
 QUERY = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 1000"
 SHORT = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 50"
+#: Runs for minutes if nothing stops it.
+ENDLESS = "MATCH (a:Person)-[:KNOWS]->(b:Person), (c:Person) RETURN count(*) AS n"
 BUDGET = Budget(60.0, 2 * 1024**3)
 
 
@@ -70,6 +74,22 @@ def main() -> None:
             for name, (w, c) in timings.items():
                 print(f"  {name:>28}: {w * 1000:8.2f} ms wall  {c * 1000:8.2f} ms CPU")
             print(f"  budget overhead: {wall / base_wall:.3f}x wall, {cpu / base_cpu:.3f}x CPU (target <= 1.10x)")
+        overruns, interrupts = [], []
+        for _ in range(5):
+            try:
+                run_within(lambda: graph.query_read_only(ENDLESS), Budget(0.5, 2 * 1024**3))
+            except BudgetExceeded as exc:
+                overruns.append(exc.usage.elapsed - 0.5)
+            fired = []
+            timer = threading.Timer(0.5, lambda: (fired.append(time.monotonic()), _thread.interrupt_main()))
+            timer.start()
+            try:
+                run_within(lambda: graph.query_read_only(ENDLESS), BUDGET)
+            except QueryInterrupted:
+                interrupts.append(time.monotonic() - fired[0])
+            timer.join()
+        print(f"stop latency past a 0.5 s time budget (query thread ended): median {statistics.median(overruns) * 1000:.0f} ms, max {max(overruns) * 1000:.0f} ms")
+        print(f"interrupt to QueryInterrupted raised (incl. freeing what it built): median {statistics.median(interrupts) * 1000:.0f} ms, max {max(interrupts) * 1000:.0f} ms")
         graph.close()
 
 

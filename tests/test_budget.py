@@ -154,7 +154,8 @@ def test_a_kernel_interrupt_stops_the_query_and_leaves_no_thread_computing(shell
     started = time.monotonic()
     with pytest.raises(QueryInterrupted, match="was stopped after") as caught:
         run(shell, "%gcypher " + OVERRUNS["cartesian count"])
-    assert stopped_after(str(caught.value)) < 0.7 + 1.0 and time.monotonic() - started < HANG
+    # ~0.03 s on an idle machine; up to ~0.6 s measured with a load average of 10 on 2 cores.
+    assert stopped_after(str(caught.value)) < 0.7 + 1.5 and time.monotonic() - started < HANG
     timer.join()
     assert_usable(shell)
 
