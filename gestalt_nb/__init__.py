@@ -260,19 +260,35 @@ def show(value: Any, **options: Any):
     return view_for(value, **options)
 
 
+class _Loaded(set):
+    """IPython's set of loaded extensions, in which gestalt_nb never counts as loaded.
+
+    Loading gestalt_nb is idempotent (the magics and their settings are kept), so a notebook run
+    again in the same kernel loads it again silently instead of printing "already loaded".
+    """
+
+    def __contains__(self, item: object) -> bool:
+        return item != __name__ and super().__contains__(item)
+
+
 def load_ipython_extension(shell: Any) -> None:
     from . import display
+    from .budget import guard_interrupts
+    from .completion import register
     from .magics import GestaltMagic
 
-    if display.before_cell not in shell.events.callbacks["pre_run_cell"]:
-        shell.events.register("pre_run_cell", display.before_cell)
+    manager = getattr(shell, "extension_manager", None)
+    if manager is not None and type(manager.loaded) is set:
+        manager.loaded = _Loaded(manager.loaded)
+    for callback in (guard_interrupts, display.before_cell):
+        if callback not in shell.events.callbacks["pre_run_cell"]:
+            shell.events.register("pre_run_cell", callback)
+    register(shell)  # the Cypher completer, once (a reload replaces it and undoes what it silenced)
+    if any(isinstance(item, GestaltMagic) for item in shell.configurables):
+        return  # already registered: keep the magics and whatever %config set
     magics = GestaltMagic(shell=shell)
     shell.register_magics(magics)
-    if magics not in shell.configurables:
-        shell.configurables.append(magics)
-    from .completion import register
-
-    register(shell)
+    shell.configurables.append(magics)
 
 
 def unload_ipython_extension(shell: Any) -> None:

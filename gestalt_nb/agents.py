@@ -25,8 +25,10 @@ try:
     from langgraph.graph import END, START, StateGraph
     from langgraph.graph.message import add_messages
     from langgraph.prebuilt import ToolNode
-except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError("gestalt_nb.agents needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
+except ImportError as exc:  # exercised by tests/test_first_run.py with LangGraph hidden
+    from .errors import missing
+
+    raise missing("LangGraph", "agents", "gestalt_nb.agents") from exc
 
 class AgentState(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]

@@ -217,28 +217,25 @@ def option_offer(before: str, namespace: Mapping[str, Any]) -> Offer:
 
 def _param_keys(options_text: str, namespace: Mapping[str, Any]) -> list[str]:
     """Keys of the ``-P`` value when it names a dict variable or is a dict literal (never evaluated)."""
-    from .magics import _TOKEN
+    from .magics import split_params
 
-    tokens, position = [], 0
-    while (match := _TOKEN.match(options_text, position)) is not None:
-        tokens.append(match.group(1))
-        position = match.end()
-    for index, token in enumerate(tokens):
-        name, _, inline = token.partition("=")
-        if name not in ("-P", "--params"):
-            continue
-        value = inline or (tokens[index + 1] if index + 1 < len(tokens) else "")
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        if value.isidentifier():
-            found = namespace.get(value)
-            return [key for key in found if isinstance(key, str)] if isinstance(found, Mapping) else []
-        try:
-            tree = ast.parse(value, mode="eval").body
-        except SyntaxError:
+    _, value = split_params(options_text)  # the -P expression exactly as %%gcypher reads it
+    if value is None:
+        inline = [word.split("=", 1)[1] for word in options_text.split() if word.startswith(("-P=", "--params="))]
+        if not inline:
             return []
-        if isinstance(tree, ast.Dict):
-            return [key.value for key in tree.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
+        value = inline[0]
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        value = value[1:-1]
+    if value.isidentifier():
+        found = namespace.get(value)
+        return [key for key in found if isinstance(key, str)] if isinstance(found, Mapping) else []
+    try:
+        tree = ast.parse(value, mode="eval").body
+    except SyntaxError:
+        return []
+    if isinstance(tree, ast.Dict):
+        return [key.value for key in tree.keys if isinstance(key, ast.Constant) and isinstance(key.value, str)]
     return []
 
 

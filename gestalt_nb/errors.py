@@ -6,9 +6,34 @@ from __future__ import annotations
 class GestaltError(Exception):
     """A user-facing failure. ``str(err)`` is the whole message; no traceback is needed.
 
-    Magics show it as a one-line ``UsageError`` unless ``%config GestaltMagic.short_errors = False``.
+    Magics show it as a one-line ``UsageError``; raised by a plain Python call in IPython or a
+    notebook (``gestalt_nb.load_edges(...)``, or while a result is displayed) it shows as one line
+    too, through IPython's ``_render_traceback_`` hook — unless
+    ``%config GestaltMagic.short_errors = False``, which brings back full tracebacks everywhere.
     The original exception, when there was one, stays reachable as ``__cause__``.
     """
+
+    @property
+    def _render_traceback_(self):
+        """IPython shows what this returns instead of a traceback; absent when short_errors is off."""
+        from .options import settings
+
+        if not settings.short_errors:
+            raise AttributeError("_render_traceback_")
+        return self._short
+
+    def _short(self) -> list[str]:
+        return [f"\x1b[0;31m{type(self).__name__}\x1b[0m: {self}"]
+
+
+class MissingDependency(GestaltError, ImportError):
+    """An optional package is not installed; the message is the one ``pip install`` line to run."""
+
+
+def missing(package: str, extra: str, feature: str, alternative: str = "") -> MissingDependency:
+    """The error for ``feature`` needing ``package`` (installed by the ``extra`` extra): one line."""
+    other = f"; {alternative}" if alternative else ""
+    return MissingDependency(f"{feature} needs {package}, which is not installed: pip install 'gestalt-nb[{extra}]'{other}.")
 
 
 def caret_excerpt(source: str, line: int, column: int) -> str:
@@ -20,3 +45,39 @@ def caret_excerpt(source: str, line: int, column: int) -> str:
 
 class GestaltWarning(UserWarning):
     """Something was done as asked but may not be what was meant (mixed types, reversed duplicates)."""
+
+
+def storage_problem(exc: BaseException, path: object, doing: str) -> str | None:
+    """A clear message when ``exc`` means the disk holding ``path`` is full or cannot be written.
+
+    ``doing`` completes "Cannot ... ": e.g. "open the database at /data/g". LMDB reports a full disk
+    at commit as an I/O error, so free space is checked too. None when it is neither.
+    """
+    import errno
+    import shutil
+    from pathlib import Path
+
+    text = str(exc)
+    code = getattr(exc, "errno", None)
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM) or type(exc).__name__ == "ReadonlyError" or any(
+        words in text for words in ("Read-only file system", "Permission denied", "Operation not permitted")
+    ):
+        reason = getattr(exc, "strerror", None) or text.rsplit(": ", 1)[-1]
+        return (
+            f"Cannot {doing}: the directory is not writable ({reason}). LMDB writes a lock file "
+            "even to read. Fix its permissions, or copy the database directory somewhere writable and open the copy."
+        )
+    place = Path(str(path))
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:
+        free = None
+    if code == errno.ENOSPC or "No space left" in text or (free is not None and free < 1024**2 and "Input/output error" in text):
+        shown = f" ({free:,} bytes free)" if free is not None else ""
+        return (
+            f"Cannot {doing}: the disk holding {place} is full{shown}. Nothing was written; the database is as it "
+            "was. Free some space (or move the database to a larger disk) and try again."
+        )
+    return None

@@ -1,19 +1,24 @@
 """Handing the open graph to agents: the adapter's toolkits, bound to a connection, and what they allow.
 
 The toolkits are the adapter's own classes, subclassed only so that every tool they make reports
-a closed connection in plain words (instead of the adapter's generic failure sentence).
+a closed connection in plain words (instead of the adapter's generic failure sentence), and so that
+the query tool runs each read within a time and memory budget (the adapter's own caps bound only
+its output). A read that spends its budget is stopped and answers with an error the guarded agent
+counts as a refusal.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
-import json
-
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_gestaltdb import GestaltDBClaimToolkit, GestaltDBToolkit
-from pydantic import PrivateAttr
+from langchain_core.tools import ToolException
+from langchain_gestaltdb import GestaltDBClaimToolkit, GestaltDBQueryTool, GestaltDBToolkit
+from pydantic import Field, PrivateAttr
+
+from .budget import BudgetExceeded, run_within
 
 CAPS = ("max_rows", "max_chars", "max_evidence", "max_claims", "max_depth", "max_nodes", "max_edges")
 
@@ -77,8 +82,54 @@ class _ClearErrors:
         return tools
 
 
+class BudgetedQueryTool(GestaltDBQueryTool):
+    """The adapter's query tool, each read run within a time and memory budget.
+
+    ``timeout`` (seconds) and ``memory_limit`` (bytes or "512MiB") default to
+    ``settings.tool_timeout`` / ``settings.tool_memory_limit``, read at each call. Writes (only
+    with ``allow_writes=True``) are not budgeted: stopping one midway is unsafe.
+    """
+
+    timeout: float | None = Field(default=None, exclude=True)
+    memory_limit: int | str | None = Field(default=None, exclude=True)
+
+    def _run(self, query: str, params: dict[str, Any] | None = None, run_manager: Any = None) -> str:
+        if self.allow_writes:
+            return super()._run(query, params, run_manager)
+        from .query import check_ranges, ranges_in, tool_budget
+
+        budget = tool_budget(self.timeout, self.memory_limit)
+        try:
+            check_ranges(ranges_in(query), dict(params or {}), budget)
+            answer, _ = run_within(lambda: GestaltDBQueryTool._run(self, query, params, run_manager), budget)
+        except BudgetExceeded as exc:
+            raise ToolException(str(exc)) from None
+        return answer
+
+
 class Toolkit(_ClearErrors, GestaltDBToolkit):
-    """``GestaltDBToolkit`` (schema + query tools), read-only unless ``allow_writes=True``."""
+    """``GestaltDBToolkit`` (schema + query tools), read-only unless ``allow_writes=True``.
+
+    Its query tool is a :class:`BudgetedQueryTool`: ``timeout`` / ``memory_limit`` set its budget
+    (default: ``settings.tool_timeout`` / ``tool_memory_limit``).
+    """
+
+    timeout: float | None = Field(default=None, exclude=True)
+    memory_limit: int | str | None = Field(default=None, exclude=True)
+
+    def get_tools(self):  # type: ignore[override]
+        tools = []
+        for tool in super().get_tools():
+            if type(tool) is GestaltDBQueryTool:
+                original, handler = tool, tool.handle_tool_error
+                tool = BudgetedQueryTool(
+                    graph=tool.graph, allow_writes=tool.allow_writes, allowed_procedures=tool.allowed_procedures,
+                    max_rows=tool.max_rows, max_chars=tool.max_chars, timeout=self.timeout, memory_limit=self.memory_limit,
+                )
+                tool.handle_tool_error = handler
+                tool.callbacks = original.callbacks  # the change-feed callback for a write-enabled tool
+            tools.append(tool)
+        return tools
 
 
 class ClaimToolkit(_ClearErrors, GestaltDBClaimToolkit):
@@ -104,5 +155,9 @@ def describe(tools: list[Any]):
             f"{name}{'' if name in required else '?'}: {spec.get('type', 'any')}" for name, spec in tool.args.items()
         )
         caps = ", ".join(f"{cap}={getattr(tool, cap)}" for cap in CAPS if hasattr(tool, cap))
+        if isinstance(tool, BudgetedQueryTool):
+            from .query import tool_budget
+
+            caps += f", budget={tool_budget(tool.timeout, tool.memory_limit).describe()}"
         rows.append({"tool": tool.name, "writes": writes, "arguments": arguments, "caps": caps, "description": tool.description})
     return pd.DataFrame(rows, columns=["tool", "writes", "arguments", "caps", "description"])

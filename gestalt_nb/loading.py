@@ -36,7 +36,7 @@ from langchain_gestaltdb import GestaltDBGraph
 # so a frame and add_graph_documents name the same entity the same way.
 from langchain_gestaltdb._ingestion import entity_id
 
-from .errors import GestaltError, GestaltWarning
+from .errors import GestaltError, GestaltWarning, storage_problem
 from .names import keyed
 from .session import Connection
 
@@ -367,7 +367,8 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
         if "index key exceeds" in str(exc):
             indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
             cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
-        raise GestaltError(f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
+        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
@@ -631,7 +632,8 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
         with db.transaction() as tx:
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
     except Exception as exc:
-        raise GestaltError(f"The load failed and was rolled back; nothing was written: {exc}") from exc
+        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc
     connection.graph.refresh_schema()
     connection.feed.publish("load", None, exact=False)
     return LoadResult("graph documents", len(documents), len(documents), 0, 0, time.perf_counter() - started)

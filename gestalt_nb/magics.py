@@ -14,7 +14,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_cell_magic, line_magic, magics_class
-from traitlets import Bool, Enum, Int, TraitError, Unicode, observe, validate
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
 from traitlets.config import Configurable
 
 from .errors import GestaltError
@@ -173,6 +173,8 @@ def _gcypher_parser() -> _Parser:
     parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
     parser.add_argument("--live", action="store_true", help="keep the result open: re-run on every change")
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
+    parser.add_argument("--timeout", type=float, help="seconds this cell's read may run (time budget)")
+    parser.add_argument("--memory-limit", help="memory this cell's read may add, e.g. 4GiB (memory budget)")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
     parser.add_argument("--renderer", choices=RENDERERS, help="graph renderer for this result")
@@ -252,24 +254,77 @@ def _gsnippets_parser() -> _Parser:
 
 #: Options of %gcypher that take a value; used to find where a line magic's query begins.
 _VALUE_OPTIONS = {option for action in _gcypher_parser()._actions if action.nargs != 0 for option in action.option_strings}
-_TOKEN = re.compile(r"""\s*("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\{[^}]*\}|\S+)""")
+_PARAMS = ("-P", "--params")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _token_end(text: str, start: int, *, expression: bool = False) -> int:
+    """Where the token starting at ``start`` ends.
+
+    A shell word ends at whitespace outside quotes. An ``expression`` (the ``-P`` value) is taken
+    verbatim: brackets and string literals nest, so ``{'a': {'b': 1}}`` or ``dict(a=1, b=2)`` is one
+    value; it ends at the first whitespace outside them (a bare variable name ends at whitespace).
+    """
+    depth, position = 0, start
+    while position < len(text):
+        char = text[position]
+        if char in "'\"":
+            position += 1
+            while position < len(text) and text[position] != char:
+                position += 2 if text[position] == "\\" and expression else 1
+            position += 1
+            continue
+        if expression and char in _CLOSING:
+            depth += 1
+        elif expression and char in ")]}":
+            depth -= 1
+        elif char.isspace() and depth <= 0:
+            break
+        position += 1
+    return min(position, len(text))
+
+
+def _tokens(text: str):
+    """(start, end, is_params_value) for each word of an option line, reading -P values verbatim."""
+    position, params_next = 0, False
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return
+        end = _token_end(text, position, expression=params_next)
+        yield position, end, params_next
+        word = text[position:end]
+        params_next = word in _PARAMS
+        position = end
+
+
+def split_params(options: str) -> tuple[str, str | None]:
+    """Take the ``-P`` expression out of an option line verbatim: (the other options, the expression)."""
+    for start, end, is_value in _tokens(options):
+        if not is_value:
+            continue
+        expression = options[start:end]
+        if expression[:1] in "'\"" and _token_end(expression, 0) == len(expression):
+            expression = shlex.split(expression)[0]  # the quoted form -P "{'name': 'Ada'}" still works
+        flag = options.rfind("-", 0, start)
+        flag = options.rfind(" ", 0, flag) + 1
+        return options[:flag] + options[end:], expression
+    return options, None
 
 
 def split_line(line: str) -> tuple[str, str]:
     """Split ``%gcypher [options] QUERY`` into its option text and its query text."""
-    position, expecting_value = 0, False
-    while True:
-        match = _TOKEN.match(line, position)
-        if not match:
-            return line, ""
-        token = match.group(1)
-        if expecting_value:
+    expecting_value = False
+    for start, end, is_value in _tokens(line):
+        token = line[start:end]
+        if expecting_value or is_value:
             expecting_value = False
         elif token.startswith("-"):
-            expecting_value = token.split("=", 1)[0] in _VALUE_OPTIONS and "=" not in token
+            expecting_value = token.split("=", 1)[0] in _VALUE_OPTIONS and "=" not in token and token not in _PARAMS
         else:
-            return line[: match.start(1)], line[match.start(1) :]
-        position = match.end()
+            return line[:start], line[start:]
+    return line, ""
 
 
 @magics_class
@@ -288,6 +343,10 @@ class GestaltMagic(Magics, Configurable):
     short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
     map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
     warn_slow = Bool(settings.warn_slow, help="Warn (one line) before running a query with a known slow shape.").tag(config=True)
+    timeout = Float(settings.timeout, help="Seconds a cell's read may run before it is stopped.").tag(config=True)
+    memory_limit = Unicode(settings.memory_limit, help="Memory a cell's read may add to the process, e.g. 2GiB.").tag(config=True)
+    tool_timeout = Float(settings.tool_timeout, help="Seconds an agent's query tool call may run.").tag(config=True)
+    tool_memory_limit = Unicode(settings.tool_memory_limit, help="Memory an agent's query tool call may add, e.g. 512MiB.").tag(config=True)
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         Configurable.__init__(self, config=shell.config if shell is not None else None)
@@ -343,6 +402,7 @@ class GestaltMagic(Magics, Configurable):
         return None
 
     def _connect(self, args: argparse.Namespace) -> None:
+        before = set(REGISTRY.connections)
         if args.command == "open":
             connection = REGISTRY.open(args.path, alias=args.alias, map_size=args.map_size)
         elif args.command == "create":
@@ -350,6 +410,9 @@ class GestaltMagic(Magics, Configurable):
         else:
             connection = REGISTRY.demo(args.path, alias=args.alias, map_size=args.map_size)
         connection.claim_writes = connection.claim_writes or args.claim_writes
+        if connection.alias in before:
+            print(f"Already open: '{connection.alias}' at {connection.path}; it is the current connection.")
+            return
         print(f"Connected '{connection.alias}' ({connection.info()['backend']}) at {connection.path}; it is the current connection.")
 
     def _list(self):
@@ -378,10 +441,12 @@ class GestaltMagic(Magics, Configurable):
         from . import history, snippets
 
         options_text, query = (line, cell) if cell is not None else split_line(line)
+        options_text, expression = split_params(options_text)
         args = _gcypher_parser().parse_args(_words(options_text))
         if args.with_:
             query = snippets.compose(query or "", args.with_)
-        params = self._params(args.params) if args.params else None
+        expression = expression if expression is not None else args.params  # -P=... / --params=...
+        params = self._params(expression) if expression is not None else None
         connection = REGISTRY.get(args.alias)
         if args.explain:
             if args.save:
@@ -398,7 +463,9 @@ class GestaltMagic(Magics, Configurable):
             if warning:
                 print(warning)
         try:
-            result = connection.run(query or "", params, write=args.write, limit=args.limit)
+            result = connection.run(
+                query or "", params, write=args.write, limit=args.limit, timeout=args.timeout, memory_limit=args.memory_limit
+            )
         except GestaltError as exc:
             history.record_failure(connection.alias, query or "", exc, write=args.write)
             raise
@@ -410,6 +477,7 @@ class GestaltMagic(Magics, Configurable):
             "max_edges": args.max_edges,
         }
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
+        result.params_source = expression
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
         if args.save:
             snippets.save(args.save, query, result.columns, connection.alias)
@@ -629,7 +697,8 @@ class GestaltMagic(Magics, Configurable):
         value = self._evaluate(expression, "-P")
         if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
             raise GestaltError(
-                f"-P must give a dict with string keys (got {type(value).__name__}); e.g. -P \"{{'name': 'Ada'}}\"."
+                f"-P must give a dict with string keys; {expression} gave a {type(value).__name__}. "
+                f"E.g. -P {{'name': 'Ada'}} or -P NAME_OF_A_DICT."
             )
         return dict(value)
 

@@ -6,6 +6,7 @@ directly (``gestalt_nb.settings.row_limit = 5000``). Per-call arguments override
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -38,6 +39,13 @@ class Settings:
     map_size: str = "4GiB"
     #: Print a one-line warning before a %%gcypher run whose plan has a known slow shape.
     warn_slow: bool = False
+    #: Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).
+    timeout: float = 60.0
+    #: Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).
+    memory_limit: str = "2GiB"
+    #: The same two budgets for an agent's query tool call (a stop becomes a counted refusal).
+    tool_timeout: float = 10.0
+    tool_memory_limit: str = "512MiB"
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied (unknown names are an error)."""
@@ -54,10 +62,22 @@ class Settings:
 
         if self.renderer not in RENDERERS:
             raise GestaltError(f"Unknown renderer '{self.renderer}'; choose one of: {', '.join(RENDERERS)}.")
+        if self.renderer == "pyvis" and importlib.util.find_spec("pyvis") is None:
+            from .errors import missing
+
+            raise missing("pyvis", "pyvis", "The pyvis renderer", "or keep the default renderer (--renderer canvas)")
         for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        from .budget import parse_bytes
+
+        for name in ("timeout", "tool_timeout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise GestaltError(f"{name} must be a positive number of seconds, not {value!r}.")
+        for name in ("memory_limit", "tool_memory_limit"):
+            parse_bytes(getattr(self, name), name)
 
 
 settings = Settings()

@@ -1,14 +1,19 @@
 """Read-only-by-default, bounded Cypher execution with errors a person can act on.
 
 The query is parsed once up front: syntax errors come back with line, column and a caret; writes
-are found and refused unless ``write=True``; a read whose final ``RETURN`` has no ``LIMIT`` gets
-``LIMIT row_limit + 1`` so the work is bounded and truncation is known. Reads then run through the
-adapter's ``query_read_only``, which checks the parsed query again before anything executes.
-Writes are never given a LIMIT (it could change what they write); only their returned rows are cut.
+are found and refused unless ``write=True``; a streaming read whose final ``RETURN`` has no
+``LIMIT`` gets ``LIMIT row_limit + 1`` so the work is bounded and truncation is known. Reads then
+run through the adapter's ``query_read_only``, which checks the parsed query again before anything
+executes, within a time and memory budget (:mod:`gestalt_nb.budget`): a final ``RETURN`` that
+aggregates gets no LIMIT (it would bound nothing), and aggregation, ``ORDER BY``, ``collect`` and
+``UNION`` — which read every match first — are bounded by the budget alone. Writes are never given a
+LIMIT (it could change what they write) nor a budget (stopping one midway is unsafe); only their
+returned rows are cut.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
@@ -21,20 +26,25 @@ from gestaltdb.cypher_ast import (
     DeleteClause,
     DropConstraint,
     ForeachClause,
+    FunctionCall,
     MergeClause,
+    Parameter,
     Query,
     RemoveClause,
     ReturnClause,
     SetClause,
     SubqueryClause,
     UnionQuery,
+    WithClause,
 )
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
+from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 from langchain_gestaltdb import ReadOnlyQueryError
 
 from . import ids
+from .budget import Budget, over_budget_up_front, parse_bytes, run_within
 from .cypher_text import bracket_problem, mask, position
-from .errors import GestaltError, caret_excerpt
+from .errors import GestaltError, caret_excerpt, storage_problem
 from .options import settings
 from .result import QueryResult
 from .session import Connection
@@ -60,6 +70,10 @@ class Prepared:
     limit_added: bool
     own_limit: int | str | None  # a literal, or "$name" for a parameter
     is_union: bool
+    #: Why LIMIT cannot bound the work (the budget does), or None for a streaming read.
+    unbounded: str | None = None
+    #: The argument expressions of every ``range(...)`` call, checked against the memory budget.
+    ranges: tuple[tuple[Any, ...], ...] = ()
 
 
 def _writes(node: Any) -> list[str]:
@@ -186,11 +200,84 @@ def prepare(query: str, row_limit: int) -> Prepared:
     own_limit = final.limit if isinstance(final, ReturnClause) else None
     if own_limit is not None and not isinstance(own_limit, int):
         own_limit = f"${own_limit.name}"
-    if not writes and isinstance(final, ReturnClause) and final.limit is None:
+    unbounded = _unbounded(parsed)
+    ranges = tuple(_ranges(parsed))
+    aggregates = isinstance(final, ReturnClause) and any(_aggregates(item) for item in final.items)
+    if not writes and isinstance(final, ReturnClause) and final.limit is None and not aggregates:
         # A newline first, so a trailing // comment cannot swallow the LIMIT.
         text = f"{query.rstrip().rstrip(';')}\nLIMIT {row_limit + 1}"
-        return Prepared(text, writes, True, None, False)
-    return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery))
+        return Prepared(text, writes, True, None, False, unbounded, ranges)
+    return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery), unbounded, ranges)
+
+
+def _children(node: Any):
+    if isinstance(node, (tuple, list)):
+        yield from node
+    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
+        for item in dataclasses.fields(node):
+            if item.name not in ("span", "source"):
+                yield getattr(node, item.name)
+
+
+def _walk(node: Any):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(_children(current))
+
+
+def _aggregates(node: Any) -> bool:
+    return any(isinstance(item, FunctionCall) and is_aggregate_function(item.name) for item in _walk(node))
+
+
+def _unbounded(parsed: Any) -> str | None:
+    """Why a LIMIT on the final RETURN cannot bound this read's work, in a few words."""
+    if isinstance(parsed, UnionQuery):
+        return "UNION runs every branch in full"
+    for node in _walk(parsed):
+        if isinstance(node, FunctionCall) and is_aggregate_function(node.name):
+            return f"{node.name}() reads every match first"
+        if isinstance(node, (ReturnClause, WithClause)) and node.order_by:
+            return "ORDER BY sorts every match first"
+    return None
+
+
+def ranges_in(query: str) -> tuple[tuple[Any, ...], ...]:
+    """The argument expressions of every ``range(...)`` call in ``query`` (none if it does not parse)."""
+    try:
+        return tuple(_ranges(parse_ast(query)))
+    except Exception:
+        return ()
+
+
+def _ranges(parsed: Any):
+    for node in _walk(parsed):
+        if isinstance(node, FunctionCall) and node.name.lower() == "range" and len(node.arguments) in (2, 3):
+            yield tuple(node.arguments)
+
+
+def _range_items(arguments: tuple[Any, ...], params: dict[str, Any]) -> int:
+    """How many values ``range(...)`` will build, when its bounds need no data (literals, parameters,
+    arithmetic on them); 0 when they depend on matched data (the watchdog bounds those)."""
+    from gestaltdb.query_engine.cypher.expr import evaluate_expression
+    from gestaltdb.query_engine.cypher.runtime import QueryContext
+
+    context = QueryContext(graph=None, parameters=params)
+    values = []
+    for item in arguments:
+        if any(isinstance(node, FunctionCall) and node.name.lower() == "range" for node in _walk(item)):
+            return 0  # never build a nested range here, outside the budget; it is checked on its own
+        try:
+            values.append(evaluate_expression(item, {}, context))
+        except Exception:
+            return 0
+    if len(values) == 2:
+        values.append(1)
+    if not all(isinstance(value, int) and not isinstance(value, bool) for value in values) or values[2] == 0:
+        return 0
+    start, end, step = values
+    return max(0, (end - start) // step + 1)
 
 
 def _refusal(writes: tuple[str, ...]) -> str:
@@ -201,8 +288,11 @@ def _refusal(writes: tuple[str, ...]) -> str:
     )
 
 
-def _failure(exc: Exception, params: dict[str, Any]) -> GestaltError:
+def _failure(exc: Exception, params: dict[str, Any], connection: Connection | None = None) -> GestaltError:
     message = str(exc)
+    storage = storage_problem(exc, connection.path, "write to the database") if connection and connection.path else None
+    if storage:
+        return GestaltError(storage)
     if message.startswith("Missing Cypher parameter"):
         name = message.rsplit("$", 1)[-1]
         given = ", ".join(sorted(params)) or "none"
@@ -231,18 +321,25 @@ def run(
     *,
     write: bool = False,
     limit: int | None = None,
+    timeout: float | None = None,
+    memory_limit: int | str | None = None,
+    budget: Budget | None = None,
 ) -> QueryResult:
     """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
 
     Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
     kept; ``truncated`` says whether more existed. The row bound limits work only where a LIMIT
-    can be pushed into the final RETURN of a read; a UNION, or a query's own larger LIMIT, runs
-    in full and is then cut.
+    can be pushed into the final RETURN of a streaming read. Every read also runs within a time
+    budget (``timeout`` seconds, default ``settings.timeout``) and a memory budget (what the
+    process may gain, ``memory_limit``, default ``settings.memory_limit``); a read that spends
+    either is stopped and :class:`~gestalt_nb.budget.BudgetExceeded` says which and how to raise
+    it. ``budget`` passes both at once (agent tools do).
     """
     row_limit = settings.row_limit if limit is None else limit
     if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
         raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
     params = dict(params or {})
+    budget = budget or cell_budget(timeout, memory_limit)
     graph = connection.graph
     connection.db  # fails clearly when the connection or its graph is closed
     prepared = prepare(query, row_limit)
@@ -251,15 +348,16 @@ def run(
         prepared = prepare(text, row_limit)
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
+    usage = None
     started = time.perf_counter()
     try:
         if prepared.writes:
             # Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected.
             records = graph.query(prepared.text, params, read_snapshot=False)
-        elif write:
-            records = graph.query(prepared.text, params)
         else:
-            records = graph.query_read_only(prepared.text, params)
+            check_ranges(prepared.ranges, params, budget)
+            read = graph.query if write else graph.query_read_only
+            records, usage = run_within(lambda: read(prepared.text, params), budget)
     except ReadOnlyQueryError as exc:
         raise GestaltError(
             f"Refused as not provably read-only: {exc}. Nothing was run. If you know it only reads, run it with --write."
@@ -267,7 +365,7 @@ def run(
     except GestaltError:
         raise
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
-        raise _failure(exc, params) from exc
+        raise _failure(exc, params, connection) from exc
     elapsed = time.perf_counter() - started
     if prepared.writes: connection.feed.publish("cypher", None, exact=False)  # noqa: E701
     truncated = len(records) > row_limit
@@ -293,7 +391,48 @@ def run(
         executed=prepared.text,
         notes=notes,
         subgraph=from_records(records, title=_title(query), fetch=connection.nodes),
+        budget=None if prepared.writes else budget,
+        memory_used=usage.memory_peak if usage else None,
+        work_bound=_work_bound(prepared, budget, row_limit),
     )
+
+
+def cell_budget(timeout: float | None = None, memory_limit: int | str | None = None) -> Budget:
+    """The budget of a cell or ``run()`` call: the arguments, else ``settings.timeout`` / ``memory_limit``."""
+    return _budget(settings.timeout if timeout is None else timeout, settings.memory_limit if memory_limit is None else memory_limit, "cell")
+
+
+def tool_budget(timeout: float | None = None, memory_limit: int | str | None = None) -> Budget:
+    """The budget of an agent tool call: the arguments, else ``settings.tool_timeout`` / ``tool_memory_limit``."""
+    return _budget(
+        settings.tool_timeout if timeout is None else timeout,
+        settings.tool_memory_limit if memory_limit is None else memory_limit,
+        "tool",
+    )
+
+
+def _budget(timeout: Any, memory_limit: Any, scope: str) -> Budget:
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise GestaltError(f"The time budget must be a positive number of seconds, not {timeout!r}.")
+    return Budget(float(timeout), parse_bytes(memory_limit, "the memory budget"), scope)
+
+
+def check_ranges(ranges: tuple[tuple[Any, ...], ...], params: dict[str, Any], budget: Budget) -> None:
+    """Refuse, before running, a ``range(...)`` too large for the memory budget (it is built in one C call)."""
+    items = max((_range_items(arguments, params) for arguments in ranges), default=0)
+    error = over_budget_up_front(items, budget, "query")
+    if error is not None:
+        raise error
+
+
+def _work_bound(prepared: Prepared, budget: Budget, row_limit: int) -> str:
+    if prepared.writes:
+        return "writes run in full (no LIMIT, no budget); only returned rows are cut"
+    if prepared.unbounded:
+        return f"the time and memory budget ({budget.describe()}): {prepared.unbounded}, so no LIMIT bounds it"
+    if prepared.limit_added:
+        return f"LIMIT {row_limit + 1} (added), and the budget ({budget.describe()})"
+    return f"the query's own LIMIT, and the budget ({budget.describe()})"
 
 
 def _title(query: str) -> str:

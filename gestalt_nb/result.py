@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import Any
 
 from . import values
+from .budget import Budget
 from .display import Shown
 from .networkx_io import AsGraph
 from .subgraph import Subgraph
@@ -18,7 +19,8 @@ class QueryResult(Shown, AsGraph):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
 
     ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the
-    database time in seconds. ``subgraph`` holds every node, relationship and path found in any
+    database time in seconds; ``budget`` the time/memory budget it ran within and ``memory_used``
+    the most the process grew meanwhile; ``work_bound`` says what bounded the work. ``subgraph`` holds every node, relationship and path found in any
     column (relationship endpoints included); ``df`` is a pandas view with entities as readable
     text and temporal values as Python dates and times.
     """
@@ -35,6 +37,14 @@ class QueryResult(Shown, AsGraph):
     executed: str
     notes: list[str] = field(default_factory=list)
     subgraph: Subgraph = field(default_factory=Subgraph)
+    #: The time and memory budget the read ran within (None for writes: they are not budgeted).
+    budget: Budget | None = None
+    #: The most the process's memory grew while the read ran, in bytes (None for writes).
+    memory_used: int | None = None
+    #: What bounded the work, in words: the added LIMIT, the query's own, or the budget alone.
+    work_bound: str = ""
+    #: The ``-P`` expression exactly as written and evaluated, when parameters came from one.
+    params_source: str | None = None
     #: Per-result view overrides (renderer, graph_height, ...) set by a magic's options.
     view_options: dict[str, Any] = field(default_factory=dict)
 

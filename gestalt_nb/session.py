@@ -240,6 +240,13 @@ def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
     return [normalize(entity) for entity in found if entity is not None]
 
 
+def _storage_error(exc: Exception, path: Path, doing: str) -> Exception:
+    from .errors import storage_problem
+
+    message = storage_problem(exc, path, doing)
+    return GestaltError(message) if message else exc
+
+
 def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:
     manifest = json.loads((path / MANIFEST_FILENAME).read_text(encoding="utf-8"))
     if (manifest.get("backend") or {}).get("name") == "lmdb":
@@ -314,7 +321,10 @@ class Registry:
             )
         size = parse_size(map_size if map_size is not None else settings.map_size)
         options = _lmdb_options(resolved, size)
-        graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
+        try:
+            graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
+        except Exception as exc:
+            raise _storage_error(exc, resolved, f"open the database at {resolved}") from exc
         name = self._free_alias(alias, resolved.name)
         return self._add(Connection(name, graph, True, resolved, size if options else None))
 
@@ -348,6 +358,8 @@ class Registry:
             )
         except (ValueError, ImportError, ModuleNotFoundError) as exc:
             raise GestaltError(f"Cannot create a '{backend}' database: {exc}") from exc
+        except Exception as exc:
+            raise _storage_error(exc, resolved, f"create a database at {resolved}") from exc
         name = self._free_alias(alias, resolved.name)
         return self._add(Connection(name, GestaltDBGraph(db, owns_graph=True), True, resolved, size if options else None))
 
@@ -357,6 +369,10 @@ class Registry:
 
         scratch = None
         if path is None:
+            reused = self._default_demo(alias)
+            if reused is not None:
+                self.current = reused.alias
+                return reused
             scratch = Path(tempfile.mkdtemp(prefix="gestalt-demo-"))
             path = scratch / "demo"
         resolved = Path(path).expanduser().resolve()
@@ -370,6 +386,13 @@ class Registry:
             self.close(connection.alias)
             raise
         return connection
+
+    def _default_demo(self, alias: str | None) -> Connection | None:
+        """The open demo this kernel built in a scratch directory, so ``%gestalt demo`` again reuses it."""
+        for connection in self.connections.values():
+            if connection.scratch is not None and not connection.closed and alias in (None, connection.alias):
+                return connection
+        return None
 
     def use(self, value: Any, *, alias: str) -> Connection:
         """Borrow a ``GestaltDBGraph`` or ``GraphDB`` the caller holds; it is never closed by us."""

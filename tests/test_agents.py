@@ -167,7 +167,7 @@ def test_gestalt_tools_lists_what_an_agent_may_do(shell, demo):
     assert list(table["tool"]) == ["gestaltdb_schema", "gestaltdb_query", "gestaltdb_claim_status", "gestaltdb_claim_search", "gestaltdb_claim_explanation"]
     assert not table["writes"].any()
     query = table.set_index("tool").loc["gestaltdb_query"]
-    assert query["caps"] == "max_rows=100, max_chars=16000" and "query: string" in query["arguments"]
+    assert query["caps"] == "max_rows=100, max_chars=16000, budget=10 s / 512 MiB" and "query: string" in query["arguments"]
 
 
 @pytest.mark.parametrize("borrowed", [False, True])

@@ -28,7 +28,7 @@ def _assets() -> tuple[str, str]:
     except ImportError as exc:
         raise GestaltError(
             "The pyvis renderer needs the optional extra: pip install 'gestalt-nb[pyvis]'. "
-            "Or use the default renderer (--renderer gestaltdb)."
+            "Or use the default renderer (--renderer canvas)."
         ) from exc
     lib = Path(pyvis.__file__).parent / "templates" / "lib" / "vis-9.1.2"
     return (lib / "vis-network.min.js").read_text(encoding="utf-8"), (lib / "vis-network.css").read_text(encoding="utf-8")
