@@ -6,7 +6,7 @@ through the adapter's ``query_read_only`` directly (today's path without a budge
 of CPU time (process-wide, so the watchdog's own polling counts). Also a short 50-row query, where
 a fixed per-call cost would show most. Target: at most 10% over the unbudgeted read.
 
-    python bench/bench_budget.py [--runs 15]
+    python bench/bench_budget.py [--runs 15] [--hang-dump]   (--hang-dump: print every thread's stack if it hangs 60 s)
 """
 
 from __future__ import annotations
