@@ -6,7 +6,7 @@ through the adapter's ``query_read_only`` directly (today's path without a budge
 of CPU time (process-wide, so the watchdog's own polling counts). Also a short 50-row query, where
 a fixed per-call cost would show most. Target: at most 10% over the unbudgeted read.
 
-    python bench/bench_budget.py [--runs 15]
+    python bench/bench_budget.py [--runs 15] [--hang-dump]   (--hang-dump: print every thread's stack if it hangs 60 s)
 """
 
 from __future__ import annotations
@@ -55,6 +55,11 @@ def interleaved(actions: dict, runs: int) -> dict:
 
 
 def main() -> None:
+    if "--hang-dump" in sys.argv:
+        import faulthandler
+
+        sys.argv.remove("--hang-dump")
+        faulthandler.dump_traceback_later(60, exit=True)
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
@@ -74,6 +79,12 @@ def main() -> None:
             for name, (w, c) in timings.items():
                 print(f"  {name:>28}: {w * 1000:8.2f} ms wall  {c * 1000:8.2f} ms CPU")
             print(f"  budget overhead: {wall / base_wall:.3f}x wall, {cpu / base_cpu:.3f}x CPU (target <= 1.10x)")
+        calls = 2000
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(calls):
+            run_within(lambda: None, BUDGET)
+        print(f"fixed cost of run_within per read: {(time.perf_counter() - wall) / calls * 1e6:.0f} us wall, "
+              f"{(time.process_time() - cpu) / calls * 1e6:.0f} us CPU")
         overruns, interrupts = [], []
         for _ in range(5):
             try:

@@ -1,13 +1,14 @@
-"""Time and memory budgets for reads: the query runs on a worker thread that a watchdog can stop.
+"""Time and memory budgets for reads: a watchdog thread stops a read that spends its budget.
 
-GestaltDB's engine is pure Python, so a query can be stopped between two bytecodes. The calling
-thread (the kernel's main thread, or a LangGraph ``ToolNode`` worker) starts the query on a fresh
-thread and watches it: every ``POLL`` seconds it reads the monotonic clock and the process's
-resident memory (``/proc/self/statm``); when a budget is spent it raises :class:`_Stop` inside the
-query's thread with ``PyThreadState_SetAsyncExc`` and waits until that thread has really ended.
-The stop unwinds through the engine's ``with``/``finally`` blocks, so its LMDB read snapshot is
-closed and the database stays usable. A kernel interrupt (Ctrl-C, Lab's stop button) reaches the
-waiting thread and stops the query the same way.
+GestaltDB's engine is pure Python, so a query can be stopped between two bytecodes. The read runs
+on its caller's own thread (the kernel's main thread, or a LangGraph ``ToolNode`` worker); one
+watchdog thread per process looks, every ``POLL`` seconds while reads run, at the monotonic clock
+and the process's resident memory (``/proc/self/statm``); when a read's budget is spent it raises
+:class:`_Stop` inside that read's thread with ``PyThreadState_SetAsyncExc``. The stop unwinds
+through the engine's ``with``/``finally`` blocks, so its LMDB read snapshot is closed and the
+database stays usable. A kernel interrupt (Ctrl-C, Lab's stop button) lands in the read itself when
+it runs on the main thread — no other thread is left computing — and :func:`guard_interrupts`
+stops reads running on other threads (agent tools).
 
 Limits of the mechanism: the memory budget counts what the whole process gains while the query
 runs (two queries at once share it), and a single long C call (building one huge list) cannot be
@@ -32,10 +33,12 @@ from .errors import GestaltError
 
 T = TypeVar("T")
 
-#: Seconds between two looks at the clock and the memory. Each look takes the GIL from the query for
-#: a moment, which on a loaded machine can cost it an OS scheduling delay: 0.02 s measured 1.4x wall
-#: on the 1,000-row query with a load average of 10; 0.1 s keeps that small (see bench_budget.py).
-POLL = 0.1
+#: Seconds between two looks at the clock and the memory. Each look takes the GIL from the read for
+#: a moment, which on a loaded machine can cost it an OS scheduling delay (0.02 s measured 1.4x wall
+#: on the 1,000-row query at a load average of 10). Interrupts do not wait for it.
+POLL = 0.25
+#: Seconds the watchdog keeps polling without reads before it sleeps until the next one.
+LINGER = 2.0
 #: Seconds after which a stop that has not ended the query is sent again.
 RESEND = 0.1
 #: Bytes per element of a materialised list of ints (an 8-byte slot plus a 32-byte int object).
@@ -43,7 +46,7 @@ BYTES_PER_ITEM = 40
 
 
 class _Stop(BaseException):
-    """Raised inside the query's thread to stop it (BaseException: no ``except Exception`` eats it)."""
+    """Raised inside the read's thread to stop it (BaseException: no ``except Exception`` eats it)."""
 
 
 class QueryInterrupted(KeyboardInterrupt):
@@ -125,81 +128,101 @@ def resident() -> int:
         return peak if sys.platform == "darwin" else peak * 1024
 
 
-_RUNNING: set[_Run] = set()
-_RUNNING_LOCK = threading.RLock()  # re-entrant: the SIGINT guard may run while it is held
-
-
 class _Run:
-    """One query on its own thread, and the hand-shake that lets a watchdog stop it exactly once."""
+    """One read in progress on its caller's thread, and the hand-shake that lets the watchdog stop it.
 
-    def __init__(self, work: Callable[[], Any]) -> None:
-        self.work = work
-        self.lock = threading.RLock()
-        self.done = threading.Event()
-        self.state = "running"  # running -> stopping (a stop was sent) -> finished
-        self.outcome: tuple[bool, Any] = (False, None)
-        self.thread = threading.Thread(target=self._main, name="gestalt-query", daemon=True)
-        self.ident = 0
+    The state goes running -> stopping (a stop was sent) -> finished, under ``lock``; once finished
+    no stop is ever sent, and a stop sent but not yet delivered is cleared, so nothing can land in
+    the caller's code after :func:`run_within` returns.
+    """
 
-    def _main(self) -> None:
-        try:
-            self.outcome = self._call()
-        except _Stop:  # a stop delivered while the first outcome was being recorded
-            self.outcome = (False, _Stop())
-        while True:  # two levels: a stop re-sent just before we finish is caught however it lands
-            try:
-                try:
-                    self._finish()
-                    break
-                except _Stop:
-                    self.outcome = (False, _Stop())
-            except _Stop:
-                self.outcome = (False, _Stop())
-        self.done.set()
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.ident = threading.get_ident()
+        self.lock = threading.RLock()  # re-entrant: the SIGINT guard may run while it is held
+        self.state = "running"
+        self.kind: str | None = None
+        self.sent = 0.0
+        self.started = time.monotonic()
+        self.deadline = self.started + budget.timeout
+        self.baseline = resident()
+        self.peak = 0
 
-    def _finish(self) -> None:
-        with self.lock:
-            if self.state == "stopping":
-                # Drop a stop that was sent but not delivered yet: nothing may run it later.
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident), None)
-                if self.outcome[0]:
-                    self.outcome = (False, _Stop())
-            self.state = "finished"
-
-    def _call(self) -> tuple[bool, Any]:
-        try:
-            return True, self.work()
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread as is
-            return False, exc
-
-    def start(self) -> None:
-        self.thread.start()  # returns once the thread runs, so its ident is known
-        self.ident = self.thread.ident
-
-    def stop(self) -> None:
-        """Ask the query's thread to stop; it unwinds at its next bytecode.
-
-        Sent again by :meth:`wait_stopped` while the thread runs on: an asynchronous exception that
-        lands in a weakref callback or a ``__del__`` is swallowed there ("Exception ignored in").
-        """
+    def stop(self, kind: str) -> None:
+        """Raise a stop in the query's thread (again, if one sent earlier was swallowed)."""
         with self.lock:
             if self.state == "finished":
                 return
-            self.state = "stopping"
+            self.kind = self.kind or kind
+            self.state, self.sent = "stopping", time.monotonic()
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident), ctypes.py_object(_Stop))
 
-    def wait_stopped(self) -> None:
-        """Wait until the query's thread has ended, even through further interrupts."""
-        interrupted = False
-        while not self.done.is_set():
-            try:
-                if not self.done.wait(RESEND):
-                    self.stop()
-            except KeyboardInterrupt:
-                interrupted = True
-        self.thread.join()  # the thread is past its last bytecode of work; this returns at once
-        if interrupted:
-            raise KeyboardInterrupt
+    def finish(self) -> bool:
+        """Mark the read finished (from its own thread); True if a stop had been sent."""
+        with self.lock:
+            stopped = self.state == "stopping"
+            if stopped:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident), None)
+            self.state = "finished"
+            return stopped
+
+
+class _Watchdog:
+    """One daemon thread for the whole process: every ``POLL`` seconds while reads run, it reads the
+    clock and the resident memory and stops each read past its budget. Idle when none run."""
+
+    def __init__(self) -> None:
+        self.condition = threading.Condition()
+        self.runs: set[_Run] = set()
+        self.thread: threading.Thread | None = None
+        self.blocked = False  # idle for LINGER seconds: sleeping until the next read is added
+
+    def add(self, run: _Run) -> None:
+        with self.condition:
+            self.runs.add(run)
+            if self.thread is None or not self.thread.is_alive():
+                self.thread = threading.Thread(target=self._loop, name="gestalt-watchdog", daemon=True)
+                self.thread.start()
+            elif self.blocked:
+                self.condition.notify()  # only after a pause: back-to-back reads never wake it
+
+    def remove(self, run: _Run) -> None:
+        with self.condition:
+            self.runs.discard(run)
+
+    def current(self) -> list[_Run]:
+        with self.condition:
+            return list(self.runs)
+
+    def _loop(self) -> None:
+        while True:
+            with self.condition:
+                idle = 0.0
+                while not self.runs:
+                    if idle >= LINGER:  # sleep until add() notifies
+                        self.blocked = True
+                        self.condition.wait()
+                        self.blocked = False
+                    else:  # a read added meanwhile is seen within POLL, with no wake-up call
+                        self.condition.wait(POLL)
+                        idle += POLL
+                runs = list(self.runs)
+            # Sleep first: a read shorter than this is never disturbed.
+            time.sleep(min([POLL] + [max(run.deadline - time.monotonic(), 0.0) for run in runs if run.state == "running"]))
+            now, memory = time.monotonic(), resident()
+            for run in self.current():
+                if run.state == "stopping":
+                    if now - run.sent >= RESEND:
+                        run.stop(run.kind or "time")  # a stop swallowed by a weakref callback or __del__
+                    continue
+                run.peak = max(run.peak, memory - run.baseline)
+                if run.peak > run.budget.memory:
+                    run.stop("memory")
+                elif now >= run.deadline:
+                    run.stop("time")
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _quiet_stops(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -212,54 +235,60 @@ def _quiet_stops(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return hook_without_stops
 
 
-def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query") -> tuple[T, Usage]:
-    """Run ``work()`` within ``budget`` and return its value and what it used.
+def _attempt(work: Callable[[], T]) -> tuple[bool, Any]:
+    """(True, value), (False, exception) or (False, None) when stopped — whatever lands where."""
+    try:
+        try:
+            return True, work()
+        except _Stop:
+            return False, None
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+            return False, exc
+    except _Stop:  # a second stop, landing while the first outcome was being recorded
+        return False, None
 
-    Raises :class:`BudgetExceeded` (the work was stopped), :class:`QueryInterrupted` (a kernel
-    interrupt stopped it), or whatever ``work`` raised. In every case the worker thread has ended.
+
+def _finished(run: _Run, outcome: tuple[bool, Any]) -> tuple[bool, Any]:
+    """Finish ``run`` for sure (no stop can land after this), keeping the outcome or marking it stopped."""
+    while True:
+        try:
+            try:
+                if run.finish() and outcome[0]:
+                    outcome = (False, None)  # a stop was sent: the result is not kept
+                return outcome
+            except _Stop:
+                outcome = (False, None)
+            except KeyboardInterrupt as exc:
+                outcome = (False, exc)
+        except (_Stop, KeyboardInterrupt):
+            outcome = (False, None) if outcome[0] else outcome
+
+
+def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query") -> tuple[T, Usage]:
+    """Run ``work()`` on this thread within ``budget``; return its value and what it used.
+
+    Raises :class:`BudgetExceeded` (the watchdog stopped it), :class:`QueryInterrupted` (a kernel
+    interrupt stopped it), or whatever ``work`` raised. Nothing of the read keeps running.
     """
     if not getattr(sys.unraisablehook, "gestalt_quiet", False):
         sys.unraisablehook = _quiet_stops(sys.unraisablehook)
-    run = _Run(work)
-    started = time.monotonic()
-    baseline = resident()
-    peak = 0
-    deadline = started + budget.timeout
-    kind = None
-    with _RUNNING_LOCK:
-        _RUNNING.add(run)
+    run = _Run(budget)
+    _WATCHDOG.add(run)
     try:
-        run.start()
-        try:
-            while not run.done.wait(min(POLL, max(deadline - time.monotonic(), 0.0))):
-                peak = max(peak, resident() - baseline)
-                if peak > budget.memory:
-                    kind = "memory"
-                elif time.monotonic() >= deadline:
-                    kind = "time"
-                else:
-                    continue
-                run.stop()
-                break
-        except KeyboardInterrupt:
-            run.stop()
-            run.wait_stopped()
-            release()
-            raise QueryInterrupted(
-                f"the {describe} was stopped after {time.monotonic() - started:.1f} s; the database is unchanged and usable."
-            ) from None
-        run.wait_stopped()
+        ok, value = _finished(run, _attempt(work))
     finally:
-        with _RUNNING_LOCK:
-            _RUNNING.discard(run)
-    usage = Usage(time.monotonic() - started, max(peak, resident() - baseline))
-    ok, value = run.outcome
+        _WATCHDOG.remove(run)
+    usage = Usage(time.monotonic() - run.started, max(run.peak, resident() - run.baseline))
     if ok:
         return value, usage
-    if isinstance(value, _Stop):
-        value = None
+    if isinstance(value, KeyboardInterrupt) and not isinstance(value, QueryInterrupted):
         release()
-        kind = kind or "interrupted"  # stopped from outside: stop_all() after a kernel interrupt
+        raise QueryInterrupted(
+            f"the {describe} was stopped after {usage.elapsed:.1f} s; the database is unchanged and usable."
+        ) from None
+    if value is None:
+        kind = run.kind or "interrupted"
+        release()
         raise BudgetExceeded(_message(kind, budget, usage, describe), kind=kind, budget=budget, usage=usage)
     raise value
 
@@ -275,13 +304,11 @@ def release() -> None:
 
 
 def stop_all() -> int:
-    """Stop every bounded query still running (after an interrupted agent run); return how many."""
-    with _RUNNING_LOCK:
-        runs = list(_RUNNING)
+    """Stop every read running on another thread (agent tools, after a kernel interrupt); how many."""
+    here = threading.get_ident()
+    runs = [run for run in _WATCHDOG.current() if run.ident != here]  # this thread gets the interrupt itself
     for run in runs:
-        run.stop()
-    for run in runs:
-        run.wait_stopped()
+        run.stop("interrupted")
     return len(runs)
 
 
@@ -310,9 +337,8 @@ def guard_interrupts(*_: Any) -> None:
 
 
 def running() -> int:
-    """How many bounded queries are running now."""
-    with _RUNNING_LOCK:
-        return len(_RUNNING)
+    """How many budgeted reads are running now."""
+    return len(_WATCHDOG.current())
 
 
 _RAISE = {

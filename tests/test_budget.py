@@ -50,7 +50,7 @@ def big(shell, graph_path):
 
 
 def query_threads():
-    return [thread for thread in threading.enumerate() if thread.name == "gestalt-query"]
+    return [thread for thread in threading.enumerate() if thread.name.startswith("gestalt") and thread.name != "gestalt-watchdog"]
 
 
 def assert_usable(shell):

@@ -69,7 +69,7 @@ db.close()
 print(gestalt_nb.__file__)
 """
 
-THREADS = "print(sorted(t.name for t in threading.enumerate() if t.name == 'gestalt-query'), gestalt_nb.budget.running())"
+THREADS = "print(sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and t.name.startswith(('gestalt', 'ThreadPool')) and t.name != 'gestalt-watchdog'), gestalt_nb.budget.running())"
 
 
 def test_the_stop_button_stops_a_running_query_and_the_kernel_goes_on(kernel):
@@ -125,8 +125,9 @@ def test_the_stop_button_stops_an_agent_tool_query_running_on_a_langgraph_worker
             error = message["content"]
         if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
             break
-    # Most of this is IPython formatting the KeyboardInterrupt's traceback through LangGraph's frames.
-    assert time.monotonic() - started < 6.0
+    # 3-8 s measured, most of it IPython formatting the KeyboardInterrupt's traceback through
+    # LangGraph's frames; unstopped, the tool's query would run for minutes (budget: 600 s).
+    assert time.monotonic() - started < 20.0
     assert error["ename"] == "KeyboardInterrupt"
     assert execute(client, THREADS)[1].strip() == "[] 0"
     assert "300" in execute(client, "%gcypher MATCH (p:Person) RETURN count(*) AS n")[1]
