@@ -135,6 +135,7 @@ def _paths(result: Any, seeds: list[str], targets: list[str]) -> tuple[list[list
         adjacency.setdefault(raw["target"], []).append((raw["source"], raw))
     labels = {raw["id"]: _label(raw) for raw in result.nodes}
     paths, nodes, edges = [], set(), set()
+    found: list[tuple[list[str], set[str], set[str]]] = []
     done: set[frozenset[str]] = set()
     for seed in seeds:
         previous: dict[str, tuple[str, dict[str, Any]] | None] = {seed: None}
@@ -161,11 +162,14 @@ def _paths(result: Any, seeds: list[str], targets: list[str]) -> tuple[list[list
                 kind = (raw.get("properties") or {}).get("type", "")
                 arrow = f"-[{kind}]->" if raw["source"] == before else f"<-[{kind}]-"
                 text += [arrow, labels.get(after, after)]
-                nodes.update((before, after))
-                edges.add(raw["id"])
-            paths.append(text)
-    # a path that is the start of a longer one says nothing more
-    paths = [p for p in paths if not any(len(q) > len(p) and q[: len(p)] == p for q in paths)]
+            found.append((text, {raw["id"] for _, raw, _ in steps}, {n for before, _, after in steps for n in (before, after)}))
+    # a path whose relationships all lie on another path (or on an earlier, equal one) says nothing more
+    for position, (text, used, touched) in enumerate(found):
+        if any(used < other or (used == other and earlier < position) for earlier, (_, other, _) in enumerate(found) if earlier != position):
+            continue
+        paths.append(text)
+        nodes |= touched
+        edges |= used
     return paths, nodes, edges
 
 

@@ -418,7 +418,7 @@ def _report(result: ExtractionResult, validate: str) -> None:
     more = f" (and {len(result.dropped) - 5} more: see .dropped)" if len(result.dropped) > 5 else ""
     if validate == "error":
         raise GestaltError(f"validate='error': {len(result.dropped)} extracted parts do not conform — {shown}{more}. Nothing was written.")
-    warnings.warn(f"extract dropped {len(result.dropped)} parts that do not conform: {shown}{more}", UserWarning, stacklevel=3)
+    warnings.warn(f"extract dropped {len(result.dropped)} parts that do not conform: {shown}{more}", UserWarning, stacklevel=4)
 
 
 def extract(
