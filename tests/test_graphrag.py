@@ -86,6 +86,15 @@ def test_small_corpus_gives_exactly_the_expected_graph(empty):
     # the case-insensitive name lookup sees what extract wrote
     assert empty.subgraph(["mongodb"], max_hops=0).seed_node_ids == ["MongoDB"]
     assert {n.id for n in result.subgraph.nodes.values()} == set(nodes)
+    assert "merged" not in result._repr_mimebundle_()["text/plain"] and "Person" in empty.graph.get_structured_schema["node_props"]
+
+
+def test_a_document_the_model_cannot_answer_is_dropped_and_the_rest_written(empty):
+    model = ScriptedChatModel(responses=[AIMessage(content="Sorry, I cannot help."), graph([("Bob Li", "Person")])])
+    with pytest.warns(UserWarning, match="dropped 1 parts"):
+        result = gestalt_nb.extract(CORPUS, model)
+    assert [(d.document, d.kind, d.reason) for d in result.dropped] == [(0, "document", "the model gave no ExtractedGraph")]
+    assert set(entities(empty)) == {"Bob Li"} and mentions(empty) == {("d2", "Bob Li")}
 
 
 def test_allowed_types_go_into_prompt_and_schema():
@@ -153,7 +162,8 @@ def test_differently_written_names_are_one_node_linked_to_both_sources(empty):
     assert {d for d, e in mentions(empty) if e == "ACME Corp."} == {"a", "b"}
     assert facts(empty) == {("ACME Corp.", "HIRED", "Alice Chen"), ("Bob Li", "LEFT", "ACME Corp.")}
     assert [(m.name, m.into) for m in result.merges] == [("acme corp", "ACME Corp.")]
-    # a later call finds the node through the index and merges into it
+    assert "__name_norm" in empty.db.indexed_node_properties
+    # a later call finds the node through the index (neither the lower-cased name nor the id match) and merges into it
     later = gestalt_nb.extract([Document(id="c", page_content="Acme  Corp is in Boston.")],
                                ScriptedChatModel(responses=[graph([("Acme  Corp", "Organization")])]))
     assert [(m.name, m.into, "already in the graph" in m.reason) for m in later.merges] == [("Acme  Corp", "ACME Corp.", True)]

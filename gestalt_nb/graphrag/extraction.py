@@ -388,8 +388,13 @@ def write_batch(connection: Any, resolver: Resolver, documents: list[GraphDocume
     result.written = True
     result.node_ids.extend(node_id for node_id in touched if node_id not in result.node_ids)
     result.edge_ids.extend(edge.get_id for edge in new_edges)
-    connection.graph.refresh_schema()
     connection.feed.publish("extract", [*nodes, *(edge.get_id for edge in new_edges)], exact=True)
+
+
+def _refresh(connection: Any, result: ExtractionResult) -> None:
+    """Once per call, after what was written: the schema cache (and tools built on it) see the new data."""
+    if result.written:
+        connection.graph.refresh_schema()
 
 
 def _documents(documents: Any) -> list[Document]:
@@ -475,16 +480,23 @@ def extract(
             extracted.append(checked)
             progress.update(1)
         if validate == "warn" and ingest:
-            write_batch(connection, resolver, extracted, batch, result)  # the graph grows batch by batch
+            try:
+                write_batch(connection, resolver, extracted, batch, result)  # the graph grows batch by batch
+            except GestaltError:
+                _refresh(connection, result)
+                raise
         else:
             pending.append((batch, extracted))
     result.seconds = time.perf_counter() - started
     _report(result, validate)  # raises under "error": nothing has been written yet
-    for batch, extracted in pending:
-        if ingest:
-            write_batch(connection, resolver, extracted, batch, result)
-        else:
-            _resolve_only(resolver, extracted, batch, result)
+    try:
+        for batch, extracted in pending:
+            if ingest:
+                write_batch(connection, resolver, extracted, batch, result)
+            else:
+                _resolve_only(resolver, extracted, batch, result)
+    finally:
+        _refresh(connection, result)
     result.merges = list(resolver.merges)
     result.seconds = time.perf_counter() - started
     return result
@@ -522,8 +534,11 @@ def ingest(connection: Any, graph_documents: Any, *, batch_size: int = BATCH_SIZ
     started = time.perf_counter()
     result = ExtractionResult(graph_documents=documents)
     resolver = Resolver(connection.db)
-    for batch, offset in enumerate(range(0, len(documents), batch_size)):
-        write_batch(connection, resolver, documents[offset : offset + batch_size], batch, result)
+    try:
+        for batch, offset in enumerate(range(0, len(documents), batch_size)):
+            write_batch(connection, resolver, documents[offset : offset + batch_size], batch, result)
+    finally:
+        _refresh(connection, result)
     result.merges = list(resolver.merges)
     result.seconds = time.perf_counter() - started
     return result
