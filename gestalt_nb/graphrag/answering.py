@@ -96,7 +96,8 @@ def _names(model: Any, question: str, template: str, connection: Any) -> tuple[l
         if isinstance(parsed, EntityNames):
             found = list(dict.fromkeys(name.strip() for name in parsed.names if isinstance(name, str) and name.strip()))
             if found:
-                return found[:MAX_NAMES], None
+                cut = f"the model named {len(found)} entities; the first {MAX_NAMES} were used" if len(found) > MAX_NAMES else None
+                return found[:MAX_NAMES], cut
             failure = "the model named no entities"
         else:
             failure = "the model gave no EntityNames"
