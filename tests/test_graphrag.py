@@ -290,3 +290,17 @@ def test_bad_input_is_a_short_error(empty):
                         (lambda: gestalt_nb.answer("  ", model), "Ask a question")]:
         with pytest.raises(gestalt_nb.GestaltError, match=match):
             call()
+
+
+def test_concurrent_calls_give_the_same_graph(empty):
+    """max_concurrency > 1 runs a batch's calls together (LangChain's batch); each answer stays with its document."""
+    def by_text(messages):
+        text = messages[-1].content
+        if "Alice Chen works at MongoDB" in text:
+            return graph([("Alice Chen", "Person"), ("MongoDB", "Organization")], [("Alice Chen", "WORKS_AT", "MongoDB")])
+        return graph([("Bob Li", "Person"), ("MongoDB", "Organization")], [("Bob Li", "FOUNDED", "MongoDB")])
+
+    result = gestalt_nb.extract(CORPUS, ScriptedChatModel(responses=[by_text] * 4), max_concurrency=2)
+    assert not result.dropped
+    assert facts(empty) == {("Alice Chen", "WORKS_AT", "MongoDB"), ("Bob Li", "FOUNDED", "MongoDB")}
+    assert mentions(empty) == {("d1", "Alice Chen"), ("d1", "MongoDB"), ("d2", "Bob Li"), ("d2", "MongoDB")}

@@ -140,12 +140,28 @@ class Allowed:
 
 
 # -- asking the model ----------------------------------------------------------------
-def _parsed(model: Any, schema: type[BaseModel], prompt: str) -> tuple[ExtractedGraph | None, str | None]:
-    """The model's graph (read with the plain schema when the strict one refused it), or (None, why)."""
+def _asked(model: Any, schema: type[BaseModel], texts: list[str], concurrency: int) -> list[tuple[ExtractedGraph | None, str | None]]:
+    """Each prompt's graph, or (None, why): one call per prompt, ``concurrency`` at a time."""
     try:
-        answer = model.with_structured_output(schema, include_raw=True).invoke(prompt)
-    except Exception as exc:  # noqa: BLE001 - one failed document is reported, not fatal
-        return None, f"the model call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        structured = model.with_structured_output(schema, include_raw=True)
+    except Exception as exc:  # noqa: BLE001
+        raise GestaltError(f"The model cannot give structured output ({type(exc).__name__}: {exc}); extract needs a tool-calling chat model.") from None
+    if concurrency > 1 and len(texts) > 1:
+        answers = structured.batch(texts, config={"max_concurrency": concurrency}, return_exceptions=True)
+    else:
+        answers = []
+        for text in texts:
+            try:
+                answers.append(structured.invoke(text))
+            except Exception as exc:  # noqa: BLE001 - one failed document is reported, not fatal
+                answers.append(exc)
+    return [_parsed(answer) for answer in answers]
+
+
+def _parsed(answer: Any) -> tuple[ExtractedGraph | None, str | None]:
+    """The model's graph (read with the plain schema when the strict one refused it), or (None, why)."""
+    if isinstance(answer, Exception):
+        return None, f"the model call failed ({type(answer).__name__}: {str(answer).splitlines()[0] if str(answer) else ''})"
     if not isinstance(answer, dict):
         answer = {"parsed": answer, "raw": None}
     parsed = answer.get("parsed")
@@ -439,14 +455,16 @@ def extract(
     ingest: bool = True,
     batch_size: int = BATCH_SIZE,
     max_document_chars: int = MAX_DOCUMENT_CHARS,
+    max_concurrency: int = 1,
 ) -> ExtractionResult:
     """Extract a graph from ``documents`` with ``model`` and (unless ``ingest=False``) write it to ``connection``."""
     if validate not in ("warn", "error"):
         raise GestaltError(f"validate must be 'warn' or 'error', not {validate!r}.")
     if not hasattr(model, "with_structured_output"):
         raise GestaltError(f"extract needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
-    if not isinstance(batch_size, int) or batch_size < 1:
-        raise GestaltError(f"batch_size must be a positive whole number, not {batch_size!r}.")
+    for name, value in (("batch_size", batch_size), ("max_document_chars", max_document_chars), ("max_concurrency", max_concurrency)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
     docs = _documents(documents)
     allowed = Allowed.of(allowed_node_types, allowed_relationship_types)
     schema = schema_for(sorted(allowed.nodes.values()) if allowed.nodes else None, sorted(allowed.types.values()) if allowed.types else None)
@@ -464,14 +482,17 @@ def extract(
     progress = _Progress(len(docs), "extracting")
     for batch, offset in enumerate(range(0, len(docs), batch_size)):
         extracted = []
+        texts = []
         for index, document in enumerate(docs[offset : offset + batch_size], start=offset):
             text = document.page_content
             if len(text) > max_document_chars:
                 result.notes.append(f"Document {index}: only the first {max_document_chars:,} of {len(text):,} characters were sent to the model.")
                 text = text[:max_document_chars]
-            graph, failure = _parsed(model, schema, template.format(types=allowed.text(), examples=example_text, text=text))
+            texts.append(template.format(types=allowed.text(), examples=example_text, text=text))
+        answers = _asked(model, schema, texts, max_concurrency)
+        for (index, document), (graph, failure) in zip(enumerate(docs[offset : offset + batch_size], start=offset), answers):
             if graph is None:
-                result.dropped.append(Dropped(index, "document", document.id or text[:60], failure))
+                result.dropped.append(Dropped(index, "document", document.id or document.page_content[:60], failure))
                 progress.update(1)
                 continue
             checked, dropped = _checked(index, graph, allowed, document)
