@@ -304,3 +304,19 @@ def test_concurrent_calls_give_the_same_graph(empty):
     assert not result.dropped
     assert facts(empty) == {("Alice Chen", "WORKS_AT", "MongoDB"), ("Bob Li", "FOUNDED", "MongoDB")}
     assert mentions(empty) == {("d1", "Alice Chen"), ("d1", "MongoDB"), ("d2", "Bob Li"), ("d2", "MongoDB")}
+
+
+def test_fuzzy_merges_similar_names_of_one_call_only_when_asked(empty):
+    docs = [Document(id="x", page_content="Acme Robotics builds arms."), Document(id="y", page_content="Acme Robotic hired Jane Doe and John Doe.")]
+
+    def model():
+        return ScriptedChatModel(responses=[graph([("Acme Robotics", "Organization")]),
+                                            graph([("Acme Robotic", "Organization"), ("Jane Doe", "Person"), ("John Doe", "Person")])])
+
+    preview = gestalt_nb.extract(docs, model(), ingest=False)
+    assert preview.merges == [] and len(preview.entities) == 4
+    result = gestalt_nb.extract(docs, model(), fuzzy=90)
+    assert [(m.name, m.into, "score 96" in m.reason) for m in result.merges] == [("Acme Robotic", "Acme Robotics", True)]
+    assert set(entities(empty)) == {"Acme Robotics", "Jane Doe", "John Doe"}  # 75 apart: kept separate
+    with pytest.raises(gestalt_nb.GestaltError, match="fuzzy must be"):
+        gestalt_nb.extract(docs, model(), fuzzy=500)

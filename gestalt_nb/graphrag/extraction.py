@@ -456,6 +456,7 @@ def extract(
     batch_size: int = BATCH_SIZE,
     max_document_chars: int = MAX_DOCUMENT_CHARS,
     max_concurrency: int = 1,
+    fuzzy: float | None = None,
 ) -> ExtractionResult:
     """Extract a graph from ``documents`` with ``model`` and (unless ``ingest=False``) write it to ``connection``."""
     if validate not in ("warn", "error"):
@@ -477,7 +478,7 @@ def extract(
         example_text = f"Examples of the output wanted:\n{example_text}\n"
     started = time.perf_counter()
     result = ExtractionResult(graph_documents=[])
-    resolver = Resolver(connection.db)
+    resolver = Resolver(connection.db, fuzzy=fuzzy)
     pending: list[tuple[int, list[GraphDocument]]] = []
     progress = _Progress(len(docs), "extracting")
     for batch, offset in enumerate(range(0, len(docs), batch_size)):
@@ -537,7 +538,7 @@ def _resolve_only(resolver: Resolver, documents: list[GraphDocument], batch: int
             result.edges[edge.get_id] = edge
 
 
-def ingest(connection: Any, graph_documents: Any, *, batch_size: int = BATCH_SIZE) -> ExtractionResult:
+def ingest(connection: Any, graph_documents: Any, *, batch_size: int = BATCH_SIZE, fuzzy: float | None = None) -> ExtractionResult:
     """Write graph documents made elsewhere (e.g. LangChain's ``LLMGraphTransformer``) the way ``extract`` does.
 
     Anything with the fields of a graph document is accepted (``GraphDocument.from_external``:
@@ -554,7 +555,7 @@ def ingest(connection: Any, graph_documents: Any, *, batch_size: int = BATCH_SIZ
         raise GestaltError(f"Graph document {missing[0]} has no source Document; every one needs it so its entities link to their text. Nothing was written.")
     started = time.perf_counter()
     result = ExtractionResult(graph_documents=documents)
-    resolver = Resolver(connection.db)
+    resolver = Resolver(connection.db, fuzzy=fuzzy)
     try:
         for batch, offset in enumerate(range(0, len(documents), batch_size)):
             write_batch(connection, resolver, documents[offset : offset + batch_size], batch, result)

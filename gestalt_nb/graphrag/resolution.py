@@ -6,7 +6,11 @@ entity, "Jean-Luc" and "Jean Luc" too. The key is stored on each node GraphRAG w
 ``__name_norm`` with a property index, so matching an extracted entity against the graph is one
 index lookup, never a scan. Nodes written by other writers are matched through the
 case-insensitive ``__name_lc`` index (:mod:`gestalt_nb.names`) and then by exact id. No fuzzy
-matching: names that differ by more than case, spacing and punctuation stay separate entities.
+matching by default: names that differ by more than case, spacing and punctuation stay separate
+entities. ``fuzzy=90`` (a 0–100 similarity, needs ``rapidfuzz``: ``pip install 'gestalt-nb[graphrag]'``)
+also merges a new name into an entity *of the same call* with a shared label whose key is that
+similar ("Acme Robotics" / "Acme Robotic"); it never compares against the whole graph (that would
+be a scan), and each such merge says its score.
 
 A merge keeps one node (the first spelling seen, or the node already in the graph), unions the
 labels, keeps every spelling in the ``aliases`` property, and links the node to every source.
@@ -21,6 +25,7 @@ from typing import Any
 from langchain_gestaltdb._ingestion import entity_id
 
 from .. import names
+from ..errors import GestaltError
 
 NORM_KEY = "__name_norm"
 ALIASES = "aliases"
@@ -81,8 +86,16 @@ class Entity:
 class Resolver:
     """Entities of one call, by key; matched against the graph through its indexes on first sight."""
 
-    def __init__(self, db: Any) -> None:
+    def __init__(self, db: Any, *, fuzzy: float | None = None) -> None:
         self.db = db
+        self.fuzzy = fuzzy
+        if fuzzy is not None:
+            if isinstance(fuzzy, bool) or not isinstance(fuzzy, (int, float)) or not 0 < fuzzy <= 100:
+                raise GestaltError(f"fuzzy must be a similarity from 1 to 100 (e.g. 90), or None; not {fuzzy!r}.")
+            try:
+                import rapidfuzz  # noqa: F401
+            except ImportError:
+                raise GestaltError("fuzzy= needs rapidfuzz: pip install 'gestalt-nb[graphrag]' (or pip install rapidfuzz).") from None
         self.by_key: dict[str, Entity] = {}
         self.by_id: dict[str, Entity] = {}
         self.merges: list[Merge] = []
@@ -109,8 +122,14 @@ class Resolver:
         """The entity ``name`` belongs to (created, or merged into one seen before), updated with this sighting."""
         key = normalise(name)
         entity = self.by_key.get(key) if key is not None else self.by_id.get(entity_id(name))
+        score = None
         if entity is None:
             node = self._existing(name, key)
+            if node is None and self.fuzzy is not None and key is not None:
+                entity, score = self._similar(key, label)
+                if entity is not None:
+                    self.by_key[key] = entity
+        if entity is None:
             if node is not None:
                 node_id = node.get_id
                 entity = self.by_id.get(node_id)
@@ -129,7 +148,10 @@ class Resolver:
             if key is not None:
                 self.by_key[key] = entity
         if name != entity.name and name not in entity.aliases:
-            reason = "same name ignoring case, spacing and punctuation" + (" as a node already in the graph" if entity.existing else "")
+            if score is not None:
+                reason = f"similar name in this call (score {score:.0f} ≥ fuzzy={self.fuzzy:g})"
+            else:
+                reason = "same name ignoring case, spacing and punctuation" + (" as a node already in the graph" if entity.existing else "")
             self.merges.append(Merge(name, entity.name, entity.node_id, reason))
         if name not in entity.aliases:
             entity.aliases.append(name)
@@ -137,3 +159,11 @@ class Resolver:
         entity.properties.update({k: v for k, v in properties.items() if k not in {"name", ALIASES, NORM_KEY, names.NAME_KEY}})
         entity.batches.add(batch)
         return entity
+
+    def _similar(self, key: str, label: str) -> tuple[Entity | None, float | None]:
+        """The most similar entity of this call sharing ``label``, if its key scores at least ``fuzzy``."""
+        from rapidfuzz import fuzz, process
+
+        choices = {other: entity for other, entity in self.by_key.items() if label in entity.labels}
+        found = process.extractOne(key, list(choices), scorer=fuzz.ratio, score_cutoff=self.fuzzy) if choices else None
+        return (choices[found[0]], found[1]) if found else (None, None)
