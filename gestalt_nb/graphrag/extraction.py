@@ -402,7 +402,7 @@ def write_batch(connection: Any, resolver: Resolver, documents: list[GraphDocume
         raise GestaltError(f"Writing batch {batch + 1} failed and was rolled back:{before} ({type(exc).__name__}: {exc})") from exc
     result.batches += 1
     result.written = True
-    result.node_ids.extend(node_id for node_id in touched if node_id not in result.node_ids)
+    result.node_ids = list(dict.fromkeys([*result.node_ids, *touched]))
     result.edge_ids.extend(edge.get_id for edge in new_edges)
     connection.feed.publish("extract", [*nodes, *(edge.get_id for edge in new_edges)], exact=True)
 
