@@ -18,6 +18,9 @@ from .subgraph import Edge, Node, Subgraph
 
 __all__ = [
     "Connection",
+    "answer",
+    "extract",
+    "ingest_graph_documents",
     "Edge",
     "GestaltError",
     "GestaltWarning",
@@ -156,6 +159,58 @@ def plan(question: str, model: Any = None, *, alias: str | None = None, **option
     if chosen is None:
         raise GestaltError("Say which chat model plans: gestalt_nb.plan(question, model), %%gask --model VAR, or gestalt_nb.set_planner_model(model).")
     result = planner.plan(question, chosen, connection=REGISTRY.get(alias), **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def extract(
+    documents: Any,
+    model: Any,
+    *,
+    allowed_node_types: list[str] | None = None,
+    allowed_relationship_types: list[Any] | None = None,
+    validate: str = "warn",
+    examples: Any = None,
+    prompt: str | None = None,
+    ingest: bool = True,
+    alias: str | None = None,
+    **options: Any,
+):
+    """Extract a graph from LangChain Documents with a chat model and write it, linked to its sources (GraphRAG).
+
+    Returns an ``ExtractionResult`` (``graph_documents``, ``dropped``, ``merges``). ``validate="error"``
+    raises before anything is written. Options: ``batch_size``, ``max_document_chars``.
+    See :mod:`gestalt_nb.graphrag.extraction`.
+    """
+    from .graphrag import extraction
+
+    result = extraction.extract(
+        REGISTRY.get(alias), documents, model, allowed_node_types=allowed_node_types,
+        allowed_relationship_types=allowed_relationship_types, validate=validate, examples=examples,
+        prompt=prompt, ingest=ingest, **options,
+    )
+    REGISTRY.last_result = result
+    return result
+
+
+def ingest_graph_documents(graph_documents: Any, *, alias: str | None = None, **options: Any):
+    """Write graph documents made elsewhere (e.g. LangChain's ``LLMGraphTransformer``) the way ``extract`` does."""
+    from .graphrag import extraction
+
+    result = extraction.ingest(REGISTRY.get(alias), graph_documents, **options)
+    REGISTRY.last_result = result
+    return result
+
+
+def answer(question: str, model: Any, *, max_depth: int = 2, alias: str | None = None, **options: Any):
+    """Answer a question from the graph (GraphRAG): names → seeds → ``query_subgraph`` → bounded context → model.
+
+    Returns an ``Answer`` (``answer``, ``names``, ``seeds``, ``context``, ``subgraph``, ``sources``).
+    See :mod:`gestalt_nb.graphrag.answering` for the options and bounds.
+    """
+    from .graphrag import answering
+
+    result = answering.answer(REGISTRY.get(alias), question, model, max_depth=max_depth, **options)
     REGISTRY.last_result = result
     return result
 

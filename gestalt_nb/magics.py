@@ -600,17 +600,23 @@ class GestaltMagic(Magics, Configurable):
     @cell_magic
     @_user_errors
     def gask(self, line: str, cell: str):
-        """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR]."""
+        """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR] [--answer]."""
         import gestalt_nb
 
         parser = _Parser(prog="%%gask", add_help=False)
         parser.add_argument("--model", help="variable holding a LangChain chat model")
         parser.add_argument("--timeout", type=float, default=30.0)
         parser.add_argument("--no-cypher", action="store_true", help="never use Cypher the model proposes")
+        parser.add_argument("--answer", action="store_true", help="answer from the graph (GraphRAG) beside its drawn evidence")
+        parser.add_argument("--max-depth", type=int, default=2)
         parser.add_argument("--alias")
         parser.add_argument("-o", "--out")
         args = parser.parse_args(_words(line))
         model = self._evaluate(args.model, "%%gask --model") if args.model else None
+        if args.answer:
+            if model is None:
+                raise GestaltError("%%gask --answer needs --model VAR (a LangChain chat model).")
+            return self._keep(gestalt_nb.answer(cell, model, max_depth=args.max_depth, alias=args.alias), args.out)
         plan = gestalt_nb.plan(cell, model, alias=args.alias, timeout=args.timeout, allow_cypher=not args.no_cypher)
         plan.execute()
         return self._keep(plan, args.out)

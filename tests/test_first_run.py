@@ -64,12 +64,22 @@ def closure(name: str, extras: list[str], seen: set[str] | None = None) -> set[s
 
 
 def third_party_imports(source: str) -> set[str]:
+    """Modules a cell imports; an import under ``if ...find_spec(...)`` is optional (it checks first)."""
     names = set()
-    for node in ast.walk(ast.parse(source)):
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "find_spec" in ast.unparse(node.test):
+            for item in node.orelse:
+                visit(item)
+            return
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(source))
     return names
 
 
