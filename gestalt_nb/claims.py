@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from langchain_gestaltdb import GestaltDBClaimToolkit
 
@@ -23,8 +23,10 @@ from langchain_gestaltdb.claims import _serialize_claim_version
 from . import values
 from .display import Shown
 from .errors import GestaltError
-from .session import Connection
 from .subgraph import Edge, Node, Subgraph
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 EXAMPLE = "2024-06-01T00:00:00Z"
 

@@ -11,12 +11,14 @@ import copy
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from .errors import GestaltError
 from .ids import resolve
-from .session import Connection
 from .subgraph import Subgraph, edge_from_json, node_from_json
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 DIRECTIONS = {"out": "out", "in": "in", "both": "any"}
 _SAMPLED = "Drew"

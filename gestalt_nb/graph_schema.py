@@ -12,14 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from langchain_gestaltdb import GestaltDBGraph
 
 from .display import Shown
 from .errors import GestaltError
-from .session import Connection
 from .subgraph import Edge, Node, Subgraph
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 #: The adapter's default sample sizes (GestaltDBGraph's schema_node_limit / schema_edge_limit).
 DEFAULT_NODES = 100

@@ -19,7 +19,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,9 @@ from langchain_gestaltdb._ingestion import entity_id
 
 from .errors import GestaltError, GestaltWarning, storage_problem
 from .names import keyed
-from .session import Connection
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 #: Keys read per lookup call when checking what already exists. Writes are never chunked.
 CHUNK = 5000

@@ -167,6 +167,18 @@ def _gmemory_parser() -> _Parser:
     return parser
 
 
+def _gask_parser() -> _Parser:
+    parser = _Parser(prog="%%gask", add_help=False)
+    parser.add_argument("--model", help="variable holding a LangChain chat model (default: set_planner_model's)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds the model may take before the broad search is used")
+    parser.add_argument("--no-cypher", action="store_true", help="never use Cypher the model proposes")
+    parser.add_argument("--answer", action="store_true", help="answer from the graph (GraphRAG) beside its drawn evidence")
+    parser.add_argument("--max-depth", type=int, default=2, help="hops from the named entities when answering")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("-o", "--out", help="store the plan (or answer) in this variable")
+    return parser
+
+
 def _gcypher_parser() -> _Parser:
     parser = _Parser(prog="%%gcypher", add_help=False)
     parser.add_argument("-o", "--out", help="store the result in this variable")
@@ -603,15 +615,7 @@ class GestaltMagic(Magics, Configurable):
         """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR] [--answer]."""
         import gestalt_nb
 
-        parser = _Parser(prog="%%gask", add_help=False)
-        parser.add_argument("--model", help="variable holding a LangChain chat model")
-        parser.add_argument("--timeout", type=float, default=30.0)
-        parser.add_argument("--no-cypher", action="store_true", help="never use Cypher the model proposes")
-        parser.add_argument("--answer", action="store_true", help="answer from the graph (GraphRAG) beside its drawn evidence")
-        parser.add_argument("--max-depth", type=int, default=2)
-        parser.add_argument("--alias")
-        parser.add_argument("-o", "--out")
-        args = parser.parse_args(_words(line))
+        args = _gask_parser().parse_args(_words(line))
         model = self._evaluate(args.model, "%%gask --model") if args.model else None
         if args.answer:
             if model is None:
@@ -735,6 +739,8 @@ HELP = (
      "%gsnippets\n%gsnippets --drop people", None),
     ("gsubgraph", _gsubgraph_parser, "The bounded neighbourhood of named entities, over typed adjacency in both directions.",
      "%gsubgraph 'Alice Chen' bob --hops 2 --relations KNOWS,WORKS_FOR", None),
+    ("gask", _gask_parser, "A question in words: a chat model plans it (or, with --answer, answers from the graph); the plan and the drawn result.",
+     "%%gask --model llm\nWho does Carla Ruiz know?", "%%gask [options]  +  the question in the cell body"),
     ("gmemory", _gmemory_parser, "Agent memory kept in this graph (GestaltStore): the namespace tree and its items.",
      "%gmemory users/42", None),
 )

@@ -9,13 +9,17 @@ it read-only through :func:`gestalt_nb.query.run`, so the answer is an ordinary 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import re
 
 from .errors import GestaltError
 from .ids import resolve
 from .result import QueryResult
-from .session import Connection
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 _ARROWS = {"out": ("-", "->"), "in": ("<-", "-"), "both": ("-", "-")}
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

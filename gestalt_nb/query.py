@@ -17,7 +17,7 @@ import dataclasses
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import (
@@ -47,8 +47,10 @@ from .cypher_text import bracket_problem, mask, position
 from .errors import GestaltError, caret_excerpt, storage_problem
 from .options import settings
 from .result import QueryResult
-from .session import Connection
 from .subgraph import from_records
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 _WRITE_CLAUSES = {
     CreateClause: "CREATE",

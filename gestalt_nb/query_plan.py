@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field, fields, is_dataclass
 from itertools import islice
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from gestaltdb.cypher import plan as plan_query
 from gestaltdb.cypher_ast import (
@@ -54,7 +54,9 @@ from gestaltdb.cypher_plan import (
 from .errors import GestaltError
 from .options import settings
 from .query import prepare
-from .session import Connection
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 #: A label with more nodes than this (by the bounded count) is "large".
 LARGE = 10_000

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
@@ -17,8 +17,10 @@ from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 from .display import Shown
 from .errors import GestaltError
 from .networkx_io import AsGraph
-from .session import Connection
 from .subgraph import Edge, Node, Subgraph, edge_from_json
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from .session import Connection
 
 FLAGS = ("result_truncated", "content_truncated", "sources_truncated")
 #: The adapter's per-hop sample cap (RetrievalHop.sample_size <= 100).

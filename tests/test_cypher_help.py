@@ -81,7 +81,8 @@ def test_valid_text_that_looks_suspicious_is_not_blamed(shell, demo):
 
 # -- help ------------------------------------------------------------------------------------
 def _docstring(shell, name: str) -> str:
-    return shell.object_inspect(f"%{name}")["docstring"]
+    """What ``%name?`` (or ``%%name?`` for a cell-only magic) shows."""
+    return shell.object_inspect(f"%{name}")["docstring"] or shell.object_inspect(f"%%{name}")["docstring"]
 
 
 def _check_actions(page: str, parser: argparse.ArgumentParser) -> int:
@@ -115,7 +116,8 @@ def test_help_lists_every_option_of_every_magic(shell, entry):
 
 
 def test_every_magic_has_a_help_entry(shell):
-    registered = set(shell.magics_manager.registry["GestaltMagic"].magics["line"])
+    magics_of = shell.magics_manager.registry["GestaltMagic"].magics
+    registered = set(magics_of["line"]) | set(magics_of["cell"])
     assert registered == {entry[0] for entry in magics.HELP}
 
 

@@ -177,3 +177,11 @@ def test_capped_keeps_first_seen_nodes_and_only_edges_between_them():
     assert list(capped.nodes) == ["a", "b"] and set(capped.edges) == {"ab", "ba"}
     assert subgraph.capped(10, 1).edges.keys() == {"ab"}
     assert subgraph.capped(10, 10) is subgraph
+
+
+def test_info_tab_shows_the_budget_and_what_bounded_the_work(shell, demo):
+    shell.user_ns["who"] = {"name": "Alice Chen"}
+    result = run(shell, "%%gcypher --timeout 7 --memory-limit 300MiB -P who\nMATCH (p:Person {name: $name}) RETURN p")
+    info = dict(result.show().tabs())["Info"]()
+    assert "7 s / 300 MiB" in info and "budget" in info and "work bounded by" in info
+    assert "<code>who</code>" in info  # the -P text as it was evaluated

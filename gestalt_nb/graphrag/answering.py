@@ -79,11 +79,6 @@ class Answer(Shown):
         rows = [{"document_id": s["document_id"], "mentions": ", ".join(s["mentions"]), "text": s["text"]} for s in self.sources]
         return pd.DataFrame(rows, columns=["document_id", "mentions", "text"])
 
-    def show(self, **options: Any):
-        from .views import AnswerView
-
-        return AnswerView(self, **{**self.view_options, **options})
-
     def __repr__(self) -> str:
         return f"<Answer {self.answer[:80]!r} from seeds {self.seeds}, {len(self.sources)} passages{' (cut)' if self.truncated else ''}>"
 

@@ -291,11 +291,6 @@ class ExtractionResult(Shown):
         return pd.DataFrame([{"document": d.document, "kind": d.kind, "item": json.dumps(d.item, default=str), "reason": d.reason} for d in self.dropped],
                             columns=["document", "kind", "item", "reason"])
 
-    def show(self, **options: Any):
-        from .views import ExtractionView
-
-        return ExtractionView(self, **{**self.view_options, **options})
-
     def summary(self) -> str:
         relationships = sum(len(doc.relationships) for doc in self.graph_documents)
         nodes = sum(len(doc.nodes) for doc in self.graph_documents)

@@ -10,6 +10,8 @@ from typing import Any
 
 from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph_schema import SchemaResult
+from ..graphrag.answering import Answer
+from ..graphrag.extraction import ExtractionResult
 from ..memory_result import MemoryResult
 from ..live_result import Live
 from ..neighbourhood import SubgraphResult
@@ -20,6 +22,7 @@ from ..subgraph import Subgraph
 from ..trace import Trace
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
+from .graphrag_views import AnswerView, ExtractionView
 from .live_view import LiveView
 from .plan_view import PlanView
 from .result_view import ResultView
@@ -40,6 +43,8 @@ VIEWS: dict[type, Any] = {
     Live: LiveView,
     Plan: PlanView,
     Subgraph: GraphView,
+    Answer: AnswerView,
+    ExtractionResult: ExtractionView,
     # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
     MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..budget import size
 from ..result import QueryResult
 from ..subgraph import Subgraph
 from . import html as h
@@ -60,8 +61,17 @@ class ResultView(TabbedView):
             ("graph", h.esc(result.subgraph.summary())),
             ("query", f"<pre>{h.esc(result.query)}</pre>"),
         ]
+        if result.work_bound:
+            rows.append(("work bounded by", h.esc(result.work_bound)))
+        if result.budget is not None:
+            used = f"; the process grew by {size(result.memory_used)} meanwhile" if result.memory_used is not None else ""
+            rows.append(("budget", h.esc(f"{result.budget.describe()} (time / memory){used}")))
+        elif result.write:
+            rows.append(("budget", "none: writes are not stopped midway"))
         if result.executed != result.query:
             rows.append(("executed", f"<pre>{h.esc(result.executed)}</pre>"))
+        if result.params_source:
+            rows.append(("-P", f"<code>{h.esc(result.params_source)}</code>"))
         if result.params:
             rows.append(("parameters", f"<pre>{h.esc(json.dumps(result.params, default=str, ensure_ascii=False))}</pre>"))
         return h.key_values(rows)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..views import html as h
-from ..views.graph_view import GraphView
-from .answering import Answer
-from .extraction import ExtractionResult
+from ..graphrag.answering import Answer
+from ..graphrag.extraction import ExtractionResult
+from . import html as h
+from .graph_view import GraphView
 
 PASSAGE_CHARS = 400
 
