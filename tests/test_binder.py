@@ -25,3 +25,13 @@ def test_readme_badge_points_at_the_quickstart_and_every_notebook_is_listed():
     assert "mybinder.org/v2/" in readme and "urlpath=lab/tree/notebooks/01_quickstart.ipynb" in readme
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         assert f"notebooks/{notebook.name}" in readme, notebook.name
+
+
+def test_demo_notebooks_are_saved_without_widget_state():
+    """Saved widget state would carry old drawings (and megabytes) into every clone."""
+    import json
+
+    for path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        assert "widgets" not in notebook.get("metadata", {}), path.name
+        assert path.stat().st_size < 60_000, path.name
