@@ -10,6 +10,7 @@ export const deltaMethods = {
       return;
     }
     if (msg.kind !== "delta") return;
+    if (!this.graph) return; // the base graph is still being read: build() asks for a sync afterwards
     const r = Number(msg.revision);
     if (!Number.isInteger(r) || r <= this.revision) return;
     if (r > this.revision + 1) {

@@ -80,6 +80,11 @@ export function makeHooks(view) {
       live: view.renderer ? 1 : 0,
     }),
     refreshTheme: () => view.applyTheme(),
+    // where each caption was drawn in the last frame: {id: {label, x, y, w} | null (left out)}
+    labelSpots() {
+      flush();
+      return Object.fromEntries(view.spots || []);
+    },
     nodeAttributes(id) {
       if (!view.graph.hasNode(id)) return null;
       const a = view.graph.getNodeAttributes(id);

@@ -65,7 +65,8 @@ class CanvasView {
       model.on(name, fn);
       this.disposers.push(() => model.off(name, fn));
     };
-    listen("change:graph", () => this.build());
+    listen("change:graph", () => this.load());
+    listen("change:graph_gz", () => this.load());
     listen("change:selected", () => this.selectFromModel());
     listen("change:height", () => this.applyHeight());
     listen("change:settings", () => this.applySettings());
@@ -107,22 +108,47 @@ class CanvasView {
       this.disposers.push(() => mo.disconnect());
     }
     this.applyHeight();
-    this.build();
+    this.load();
   }
 
   // ---- building ---------------------------------------------------------------
+
+  newPromises() {
+    this.readyPromise = new Promise((r) => (this.resolveReady = r));
+    this.settledPromise = new Promise((r) => (this.resolveSettled = r));
+  }
+
+  // The base graph arrives gzip-compressed in `graph_gz` (bytes; small in saved notebooks) or as
+  // plain JSON in `graph`; decompressing is asynchronous, so hooks wait on promises made up front.
+  async load() {
+    const token = (this.loadToken = (this.loadToken || 0) + 1);
+    if (!this.pendingPromises) {
+      this.newPromises();
+      this.pendingPromises = true;
+    }
+    let packed;
+    const bytes = this.model.get("graph_gz");
+    if (bytes && bytes.byteLength) {
+      try {
+        packed = await inflateJSON(bytes);
+      } catch (error) {
+        this.ui.setStatus("The graph could not be read: " + ((error && error.message) || error), "error");
+        return;
+      }
+    }
+    if (token !== this.loadToken || this.instanceId === -1) return; // a newer payload, or the view is gone
+    this.packed = packed;
+    this.build();
+  }
 
   build() {
     this.teardown();
     const t0 = performance.now();
     this.times = { start: this.instanceId ? t0 : this.times.start, firstFrame: null, settled: null };
-    let resolveReady, resolveSettled;
-    this.readyPromise = new Promise((r) => (resolveReady = r));
-    this.settledPromise = new Promise((r) => (resolveSettled = r));
-    this.resolveReady = resolveReady;
-    this.resolveSettled = resolveSettled;
+    if (!this.pendingPromises) this.newPromises();
+    this.pendingPromises = false; // the next build makes new ones
 
-    const p = normalizePayload(this.model.get("graph"));
+    const p = normalizePayload(this.packed !== undefined ? this.packed : this.model.get("graph"));
     this.payload = p;
     this.labels = p.labels;
     this.types = p.types;
@@ -172,6 +198,10 @@ class CanvasView {
     makeRoom(this);
     const r = new Sigma(this.graph, this.ui.sigmaBox, this.sigmaSettings());
     this.renderer = r;
+    this.frameNo = 0;
+    this.scene = null;
+    r.on("beforeRender", () => this.frameNo++); // caption placement starts afresh each frame
+    r.on("afterRender", () => this.drawLoops());
     this.bindEvents();
     // someone else's WebGL use may still push ours out: redraw with fresh contexts
     for (const c of this.ui.sigmaBox.querySelectorAll("canvas")) {
@@ -256,6 +286,11 @@ class CanvasView {
         return !!(d && d.fixed);
       },
       wide: () => this.ui.sigmaBox.clientWidth >= this.ui.sigmaBox.clientHeight,
+      aspect: () => {
+        const b = this.ui.sigmaBox;
+        // captions stick out to the right of nodes: aim a bit narrower than the box
+        return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
+      },
       onUpdate: () => {},
       onSettled: () => {
         if (id !== this.instanceId) return;
@@ -311,7 +346,7 @@ class CanvasView {
       const lines = [a.c];
       const labs = this.nodeLabels(a);
       if (labs.length) lines.push(labs.join(", "));
-      this.ui.showTip(event.x, event.y, lines);
+      this.ui.showTip(event.x, event.y, lines, this.tipAvoid(node));
     });
     r.on("leaveNode", () => this.ui.hideTip());
     r.on("enterEdge", ({ edge, event }) => {
@@ -321,6 +356,20 @@ class CanvasView {
       this.ui.showTip(event.x, event.y, [type, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
     });
     r.on("leaveEdge", () => this.ui.hideTip());
+  }
+
+  // What the node tooltip must not cover: the node and its caption (screen px).
+  tipAvoid(node) {
+    const r = this.renderer;
+    const d = r && r.getNodeDisplayData(node);
+    if (!d) return null;
+    const p = r.framedGraphToViewport(d);
+    const size = r.scaleSize(d.size) + 4;
+    const out = [[p.x - size, p.y - size, p.x + size, p.y + size]];
+    const spot = this.spots && this.spots.get(node);
+    if (spot) out.push([spot.x - 4, spot.y - 4, spot.x + spot.w + 4, spot.y + 18]);
+    else out.push([p.x + size, p.y - 10, p.x + size + 8 * Math.min(48, String(d.label || "").length), p.y + 10]);
+    return out;
   }
 
   // ---- traits / environment --------------------------------------------------------
@@ -387,6 +436,12 @@ class CanvasView {
 // the view's methods live in small modules: style.js (display attributes and
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
 Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods);
+
+async function inflateJSON(view) {
+  const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return JSON.parse(await new Response(stream).text());
+}
 
 export function render({ model, el }) {
   const view = new CanvasView(model, el);

@@ -92,6 +92,45 @@ export function fa2Settings(order) {
   };
 }
 
+// Connected components as lists of indices into `nodes`, largest first.
+function components(graph, nodes) {
+  const index = new Map();
+  nodes.forEach((n, i) => index.set(n, i));
+  const comp = new Int32Array(nodes.length).fill(-1);
+  const out = [];
+  for (let r = 0; r < nodes.length; r++) {
+    if (comp[r] >= 0) continue;
+    const id = out.length;
+    const list = [r];
+    comp[r] = id;
+    for (let k = 0; k < list.length; k++) {
+      graph.forEachNeighbor(nodes[list[k]], (m) => {
+        const j = index.get(m);
+        if (j !== undefined && comp[j] < 0) {
+          comp[j] = id;
+          list.push(j);
+        }
+      });
+    }
+    out.push(list);
+  }
+  out.sort((a, b) => b.length - a.length);
+  return out;
+}
+
+// Up to 2,000 edges as pairs of matrix offsets (for the typical edge length).
+function sampleEdges(graph, idx) {
+  const out = [];
+  const step = Math.max(1, Math.floor(graph.size / 2000));
+  let k = 0;
+  graph.forEachEdge((e, a, s, t) => {
+    if (k++ % step || s === t) return;
+    const i = idx.get(s), j = idx.get(t);
+    if (i !== undefined && j !== undefined) out.push(i, j);
+  });
+  return out;
+}
+
 function toMatrices(graph, nodes, fixed) {
   const index = new Map();
   const N = new Float32Array(nodes.length * PPN);
@@ -150,8 +189,9 @@ function createWorker() {
 // Runs FA2 on the whole graph until it settles. onUpdate() is called after
 // positions were written into the graph; onSettled() once at the end.
 export class Layout {
-  constructor(graph, { onUpdate, onSettled, isFixed, minGap, wide, threshold = 0.001 }) {
+  constructor(graph, { onUpdate, onSettled, isFixed, minGap, wide, aspect, threshold = 0.001 }) {
     this.wide = wide || (() => true);
+    this.aspect = aspect || (() => 1.4);
     this.minGap = minGap || (() => 0);
     this.graph = graph;
     this.isFixed = isFixed || (() => false);
@@ -175,11 +215,24 @@ export class Layout {
     this.applyEvery = Math.min(1500, Math.max(100, this.order / 10));
     this.lastApply = 0;
     this.calm = 0;
+    this.comps = components(graph, this.nodes);
+    this.compOf = new Int32Array(this.order);
+    this.comps.forEach((list, c) => {
+      for (const i of list) this.compOf[i] = c;
+    });
+    this.offsets = null; // per component: [dx, dy, cos, sin, cx, cy] (display placement of the FA2 positions)
+    this.frozen = false; // a pinned node freezes the placement (its drawn position must not jump)
   }
 
   start() {
     if (this.running || this.done) return;
-    if (this.order < 2 || this.graph.size === 0) {
+    if (this.order < 2) {
+      this.finish(null);
+      return;
+    }
+    if (this.graph.size === 0) {
+      // nothing to pull together: lone nodes go on a grid of the canvas's shape
+      this.apply(toMatrices(this.graph, this.nodes, this.isFixed).nodes);
       this.finish(null);
       return;
     }
@@ -248,7 +301,7 @@ export class Layout {
   // rotation-free, so this costs nothing but uses the space). Not with pins.
   align(m) {
     const n = m.length / PPN;
-    if (n < 3) return;
+    if (n < 3 || this.comps.length > 1) return; // several components: pack() turns each one
     let mx = 0, my = 0;
     for (let i = 0; i < n; i++) {
       if (m[i * PPN + 9]) return;
@@ -332,17 +385,21 @@ export class Layout {
 
   apply(matrix) {
     // positions go back by node order (nodes captured at start)
-    if (!this.idx) {
-      this.idx = new Map();
-      for (let i = 0; i < this.nodes.length; i++) this.idx.set(this.nodes[i], i * PPN);
-    }
-    const idx = this.idx;
+    const idx = this.idxOf();
+    const place = this.comps.length > 1 ? this.pack(matrix) : null;
     this.graph.updateEachNodeAttributes(
       (n, a) => {
         const j = idx.get(n);
         if (j === undefined || this.isFixed(n)) return a;
-        a.x = matrix[j];
-        a.y = matrix[j + 1];
+        if (place) {
+          const o = place[this.compOf[j / PPN]];
+          const x = matrix[j] - o[4], y = matrix[j + 1] - o[5];
+          a.x = f32(o[0] + x * o[2] - y * o[3]);
+          a.y = f32(o[1] + x * o[3] + y * o[2]);
+        } else {
+          a.x = matrix[j];
+          a.y = matrix[j + 1];
+        }
         return a;
       },
       { attributes: ["x", "y"] }
@@ -350,7 +407,126 @@ export class Layout {
     if (this.onUpdate) this.onUpdate();
   }
 
+  // Components are laid out by FA2 together but drawn packed: each one is turned
+  // so its long axis lies along the canvas's long side, then the components are
+  // shelf-packed (largest first) with the row width that fills the canvas's
+  // aspect ratio best, one typical edge length apart. FA2's repulsion would
+  // otherwise fling them to the corners and leave each one cramped.
+  pack(m) {
+    if (this.frozen && this.offsets) return this.offsets;
+    const comps = this.comps;
+    const C = comps.length;
+    // typical edge length (sampled) sets the gap and the size of a lone node's cell
+    const lens = [];
+    const E = this.edgeSample || (this.edgeSample = sampleEdges(this.graph, this.idxOf()));
+    for (let k = 0; k < E.length; k += 2) {
+      const a = E[k], b = E[k + 1];
+      lens.push(Math.hypot(m[a] - m[b], m[a + 1] - m[b + 1]));
+    }
+    lens.sort((x, y) => x - y);
+    const unit = lens.length ? Math.max(lens[lens.length >> 1], 1e-6) : SPACING;
+    const wideCanvas = this.wide();
+    const boxes = new Array(C);
+    for (let c = 0; c < C; c++) {
+      const list = comps[c];
+      let mx = 0, my = 0;
+      for (const i of list) {
+        mx += m[i * PPN];
+        my += m[i * PPN + 1];
+      }
+      mx /= list.length;
+      my /= list.length;
+      let cos = 1, sin = 0;
+      if (list.length >= 3) {
+        let cxx = 0, cyy = 0, cxy = 0;
+        for (const i of list) {
+          const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
+          cxx += x * x;
+          cyy += y * y;
+          cxy += x * y;
+        }
+        const tr = cxx + cyy, det = cxx * cyy - cxy * cxy;
+        const disc = Math.sqrt(Math.max(0, (tr * tr) / 4 - det));
+        if (tr / 2 + disc >= 1.3 * (tr / 2 - disc)) {
+          let a = 0.5 * Math.atan2(2 * cxy, cxx - cyy);
+          if (!wideCanvas) a -= Math.PI / 2;
+          // keep the previous turn when it is close (no flicker while FA2 moves)
+          const prev = this.offsets && this.offsets[c];
+          cos = Math.cos(-a);
+          sin = Math.sin(-a);
+          if (prev && Math.abs(prev[2] * cos + prev[3] * sin) > 0.995) {
+            cos = prev[2];
+            sin = prev[3];
+          }
+        }
+      }
+      let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      for (const i of list) {
+        const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
+        const rx = x * cos - y * sin, ry = x * sin + y * cos;
+        if (rx < x0) x0 = rx;
+        if (rx > x1) x1 = rx;
+        if (ry < y0) y0 = ry;
+        if (ry > y1) y1 = ry;
+      }
+      boxes[c] = { c, x0, y1, w: x1 - x0 + unit, h: y1 - y0 + unit, mx, my, cos, sin };
+    }
+    // comps are sorted by size; try row widths and keep the packing that fits the canvas best
+    const aspect = Math.max(0.2, Math.min(5, this.aspect() || 1.4));
+    let area = 0, widest = 0;
+    for (const b of boxes) {
+      area += b.w * b.h;
+      widest = Math.max(widest, b.w);
+    }
+    const tries = new Set([Math.sqrt(area * aspect)]);
+    let acc = 0;
+    for (let c = 0; c < Math.min(C, 40); c++) {
+      acc += boxes[c].w;
+      tries.add(acc);
+    }
+    for (let k = 1; k <= 24; k++) tries.add(Math.sqrt(area * aspect) * (0.5 + k / 16));
+    let best = null;
+    for (const rw of tries) {
+      const rowWidth = Math.max(rw, widest) * 1.0001;
+      let cx = 0, cy = 0, rowH = 0, W = 0;
+      const spots = new Array(C);
+      for (const b of boxes) {
+        if (cx > 0 && cx + b.w > rowWidth) {
+          cy += rowH;
+          cx = 0;
+          rowH = 0;
+        }
+        spots[b.c] = [cx, cy];
+        cx += b.w;
+        W = Math.max(W, cx);
+        rowH = Math.max(rowH, b.h);
+      }
+      const H = cy + rowH;
+      const score = Math.max(W / aspect, H);
+      if (!best || score < best.score - 1e-9) best = { score, spots, W, H };
+    }
+    const out = new Array(C);
+    for (const b of boxes) {
+      const [sx, sy] = best.spots[b.c];
+      // graph y points up and rows go down: the component's top (y1) sits half a unit under its cell's top
+      const ox = sx - b.x0 + unit / 2 - best.W / 2;
+      const oy = best.H / 2 - sy - unit / 2 - b.y1;
+      out[b.c] = [ox, oy, b.cos, b.sin, b.mx, b.my];
+    }
+    this.offsets = out;
+    return out;
+  }
+
+  idxOf() {
+    if (!this.idx) {
+      this.idx = new Map();
+      for (let i = 0; i < this.nodes.length; i++) this.idx.set(this.nodes[i], i * PPN);
+    }
+    return this.idx;
+  }
+
   setFixed(node, fixed) {
+    if (fixed) this.frozen = true;
     const i = this.nodes.indexOf(node);
     if (i >= 0) {
       this.pendingFixed.set(i * PPN, fixed);

@@ -21,7 +21,30 @@ export const LIMITS = {
   edgeEvents: 6000, // edge hover/click only up to this many edges
   edgeLabels: 150, // relationship types drawn on the edges up to this many edges
   forcedLabels: 60, // highlighted nodes whose captions are always drawn
+  placedLabels: 400, // captions placed around their node (free side, no overlap) up to this many nodes
+  placedEdges: 1500, // ... and this many edges
 };
+
+// does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
+function segRect(g, rc) {
+  const [ax, ay, bx, by] = g;
+  if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
+  // Liang-Barsky clip
+  let t0 = 0, t1 = 1;
+  const dx = bx - ax, dy = by - ay;
+  const p = [-dx, dx, -dy, dy], q = [ax - rc[0], rc[2] - ax, ay - rc[1], rc[3] - ay];
+  for (let i = 0; i < 4; i++) {
+    if (p[i] === 0) {
+      if (q[i] < 0) return false;
+    } else {
+      const r = q[i] / p[i];
+      if (p[i] < 0) t0 = Math.max(t0, r);
+      else t1 = Math.min(t1, r);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
+}
 
 // label colours come from Python; re-serialise them so only a plain colour reaches WebGL/CSS
 function colorOf(value, fallback) {
@@ -145,6 +168,7 @@ export const styleMethods = {
       maxCameraRatio: 20,
       defaultDrawNodeLabel: (ctx, d, s) => this.drawLabel(ctx, d, s),
       defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
+      defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.drawEdgeLabel(ctx, e, sd, td, s),
     };
   },
 
@@ -155,25 +179,216 @@ export const styleMethods = {
     return right + w > cw - 2 && d.x - d.size - 3 - w >= 2 ? d.x - d.size - 3 - w : right;
   },
 
+  // ---- caption placement (small graphs) ------------------------------------------
+  // Each caption goes right, below, left or above its node, wherever it crosses
+  // no relationship, no other node and no caption already drawn in this frame;
+  // if every side is taken it is shortened to fit, or left out (hover and the
+  // panel still show it). Relationship types then skip spots taken by captions.
+  placing() {
+    return this.graph.order <= LIMITS.placedLabels && this.graph.size <= LIMITS.placedEdges;
+  },
+
+  frameScene() {
+    const r = this.renderer;
+    if (this.scene && this.scene.frame === this.frameNo) return this.scene;
+    const pos = new Map();
+    this.graph.forEachNode((k) => {
+      const d = r.getNodeDisplayData(k);
+      if (!d || d.hidden) return;
+      const p = r.framedGraphToViewport(d);
+      pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
+    });
+    const segs = [];
+    this.graph.forEachEdge((e, a, s, t) => {
+      const p = pos.get(s), q = pos.get(t);
+      if (p && q && s !== t && !a.hidden) segs.push([p.x, p.y, q.x, q.y, s, t]);
+    });
+    const { width, height } = r.getDimensions();
+    this.scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
+    return this.scene;
+  },
+
+  // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is
+  spotCost(sc, key, rc) {
+    let cost = 0;
+    if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
+    for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
+    for (const [k, p] of sc.pos) {
+      if (k === key) continue;
+      const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
+      if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
+    }
+    for (const g of sc.segs) if (segRect(g, rc)) cost += 10;
+    return cost;
+  },
+
+  placeLabel(ctx, d, text, h) {
+    const sc = this.frameScene();
+    const gap = 3;
+    // below / above are centred on the node but kept inside the canvas
+    const mid = (w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
+    const spots = (w) => [
+      [d.x + d.size + gap, d.y - h / 2, 0], // right
+      [mid(w), d.y + d.size + 2, 1], // below
+      [d.x - d.size - gap - w, d.y - h / 2, 2], // left
+      [mid(w), d.y - d.size - 2 - h, 3], // above
+    ];
+    let label = text;
+    for (let round = 0; round < 8; round++) {
+      const w = ctx.measureText(label).width;
+      let best = null;
+      for (const [x, y, pref] of spots(w)) {
+        const rc = [x - 1, y, x + w + 1, y + h];
+        const cost = this.spotCost(sc, d.key, rc) + pref;
+        if (!best || cost < best.cost) best = { cost, x, y, rc, w };
+      }
+      // crossing a relationship is tolerable, covering a node or a caption is not
+      if (best.cost < 30 || label.length <= 4) {
+        if (best.cost >= 30) return null;
+        sc.rects.push(best.rc);
+        return { label, x: best.x, y: best.y, w: best.w };
+      }
+      const keep = Math.max(3, Math.floor((label.replace(/…$/, "").length) * 0.7));
+      label = label.replace(/…$/, "").slice(0, keep) + "…";
+    }
+    return null;
+  },
+
   drawLabel(ctx, d, s) {
     if (!d.label) return;
     const t = this.theme;
     // captions of highlighted / selected nodes (forced labels) in bold
     ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
-    const x = this.labelX(ctx, d, ctx.measureText(d.label).width), y = d.y + s.labelSize / 3;
+    let x, y, label = d.label;
+    if (this.renderer && this.placing()) {
+      const spot = this.placeLabel(ctx, d, d.label, s.labelSize + 2);
+      if (!this.spots) this.spots = new Map();
+      this.spots.set(d.key, spot);
+      if (!spot) return;
+      label = spot.label;
+      x = spot.x;
+      y = spot.y + s.labelSize - 1;
+    } else {
+      x = this.labelX(ctx, d, ctx.measureText(d.label).width);
+      y = d.y + s.labelSize / 3;
+    }
     ctx.lineJoin = "round";
     ctx.lineWidth = 3;
     ctx.strokeStyle = t.bg;
-    ctx.strokeText(d.label, x, y);
+    ctx.strokeText(label, x, y);
     ctx.fillStyle = t.fg;
-    ctx.fillText(d.label, x, y);
+    ctx.fillText(label, x, y);
+  },
+
+  // sigma's straight edge label, on whichever side of the edge is free of captions
+  drawEdgeLabel(ctx, e, sd, td, s) {
+    let label = e.label;
+    if (!label) return;
+    ctx.fillStyle = s.edgeLabelColor.color;
+    ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
+    let sx = sd.x, sy = sd.y, tx = td.x, ty = td.y;
+    let dx = tx - sx, dy = ty - sy;
+    let d = Math.hypot(dx, dy);
+    if (d < sd.size + td.size) return;
+    sx += (dx * sd.size) / d;
+    sy += (dy * sd.size) / d;
+    tx -= (dx * td.size) / d;
+    ty -= (dy * td.size) / d;
+    dx = tx - sx;
+    dy = ty - sy;
+    d = Math.hypot(dx, dy);
+    let w = ctx.measureText(label).width;
+    if (w > d - 8) {
+      while (w > d - 8 && label.length > 1) {
+        label = label.slice(0, -2) + "…";
+        w = ctx.measureText(label).width;
+      }
+      if (label.length < 4) return;
+    }
+    // text reads left to right
+    let angle = Math.atan2(dy, dx);
+    if (angle > Math.PI / 2) angle -= Math.PI;
+    else if (angle < -Math.PI / 2) angle += Math.PI;
+    const cx = (sx + tx) / 2, cy = (sy + ty) / 2;
+    const fs = s.edgeLabelSize;
+    const offsets = [e.size / 2 + fs, -e.size / 2 - 3];
+    const sc = this.placing() && this.renderer ? this.frameScene() : null;
+    let off = offsets[0];
+    if (sc) {
+      off = null;
+      const cos = Math.cos(angle), sin = Math.sin(angle);
+      for (const o of offsets) {
+        // the label's box, sampled: 5 points along its middle line, 2 rows
+        let hit = false;
+        for (let i = 0; i <= 4 && !hit; i++) {
+          for (const yy of [o - fs * 0.75, o - fs * 0.1]) {
+            const lx = -w / 2 + (w * i) / 4;
+            const px = cx + lx * cos - yy * sin, py = cy + lx * sin + yy * cos;
+            for (const q of sc.rects) if (px > q[0] - 2 && px < q[2] + 2 && py > q[1] - 2 && py < q[3] + 2) hit = true;
+            if (hit) break;
+          }
+        }
+        if (!hit) {
+          off = o;
+          break;
+        }
+      }
+      if (off === null) return;
+    }
+    ctx.save();
+    ctx.translate(cx, cy);
+    ctx.rotate(angle);
+    ctx.fillText(label, -w / 2, off);
+    ctx.restore();
+  },
+
+  // Self-loops (sigma draws none): a small ring at the node's upper right, with
+  // its type, drawn after each frame on the edge-label layer. Small graphs only.
+  drawLoops() {
+    const r = this.renderer;
+    if (!r || !this.placing()) return;
+    const loops = [];
+    this.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));
+    if (!loops.length) return;
+    const ctx = r.canvasContexts && r.canvasContexts.edgeLabels;
+    if (!ctx) return;
+    const s = r.getSettings();
+    const byNode = new Map();
+    for (const e of loops) {
+      if (!this.graph.hasEdge(e)) continue;
+      const ea = r.getEdgeDisplayData(e);
+      const n = this.graph.source(e);
+      const nd = r.getNodeDisplayData(n);
+      if (!ea || !nd || ea.hidden || nd.hidden) continue;
+      const k = byNode.get(n) || 0;
+      byNode.set(n, k + 1);
+      const p = r.framedGraphToViewport(nd);
+      const size = r.scaleSize(nd.size);
+      const rr = Math.max(7, size * 0.75) * (1 + 0.35 * k);
+      const cx = p.x + (size * 0.55 + rr * 0.55), cy = p.y - (size * 0.55 + rr * 0.55);
+      ctx.save();
+      ctx.strokeStyle = ea.color || this.theme.edge;
+      ctx.lineWidth = Math.max(1, r.scaleSize(ea.size || 1));
+      ctx.beginPath();
+      ctx.arc(cx, cy, rr, 0, Math.PI * 2);
+      ctx.stroke();
+      if (this.edgeLabels && ea.label) {
+        ctx.fillStyle = s.edgeLabelColor.color;
+        ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
+        const w = ctx.measureText(ea.label).width;
+        const W = r.getDimensions().width;
+        let x = cx + rr * 0.75;
+        if (x + w > W - 2) x = Math.max(2, cx - rr * 0.75 - w);
+        ctx.fillText(ea.label, x, Math.max(s.edgeLabelSize, cy - rr * 0.75 - 2));
+      }
+      ctx.restore();
+    }
   },
 
   drawHover(ctx, d, s) {
     const t = this.theme;
-    ctx.font = `${s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
+    ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     const label = d.label || "";
-    const w = ctx.measureText(label).width;
     const pad = 3;
     const r = d.size + pad;
     ctx.fillStyle = t.bg;
@@ -183,14 +398,27 @@ export const styleMethods = {
     ctx.arc(d.x, d.y, r, 0, Math.PI * 2);
     ctx.fill();
     ctx.stroke();
-    if (label) {
-      const bh = s.labelSize + 2 * pad;
-      const x = this.labelX(ctx, d, w);
-      ctx.fillRect(x - 2, d.y - bh / 2, w + 2 * pad + 2, bh);
-      ctx.strokeRect(x - 2, d.y - bh / 2, w + 2 * pad + 2, bh);
-      ctx.fillStyle = t.fg;
-      ctx.fillText(label, x + pad / 2, d.y + s.labelSize / 3);
+    if (!label) return;
+    // the full caption, where the drawn caption is (or to the right)
+    const w = ctx.measureText(label).width;
+    const spot = this.spots && this.spots.get(d.key);
+    let x, top;
+    const bh = s.labelSize + 2 * pad;
+    if (spot) {
+      const side = spot.x >= d.x + d.size ? 0 : spot.x + spot.w <= d.x - d.size ? 2 : 1;
+      const W = this.renderer ? this.renderer.getDimensions().width : 1e9;
+      x = side === 2 ? d.x - d.size - pad - w : side === 0 ? spot.x : Math.max(pad + 1, Math.min(d.x - w / 2, W - w - pad - 1));
+      top = side === 1 ? spot.y - 2 : d.y - bh / 2;
+      if (side === 1 && spot.y < d.y) top = spot.y - pad;
+    } else {
+      x = this.labelX(ctx, d, w);
+      top = d.y - bh / 2;
     }
+    ctx.fillStyle = t.bg;
+    ctx.fillRect(x - pad, top, w + 2 * pad, bh);
+    ctx.strokeRect(x - pad, top, w + 2 * pad, bh);
+    ctx.fillStyle = t.fg;
+    ctx.fillText(label, x, top + pad + s.labelSize - 2);
   },
 
   updateLabelColors() {

@@ -31,10 +31,10 @@ const CSS = `
 .gc-swatch{display:inline-block;flex:none;width:10px;height:10px;border-radius:50%;border:1px solid rgba(128,128,128,.5)}
 .gc-panel{flex:0 0 240px;max-width:100%;min-width:0;border-left:1px solid var(--jp-border-color2,#e0e0e0);padding:6px 8px;overflow-x:hidden;overflow-y:auto;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222)}
 .gc-panel .gc-hint{color:var(--jp-ui-font-color2,#777)}
-.gc-panel h4{margin:0 0 4px;font-size:13px;font-weight:600;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;unicode-bidi:isolate;max-height:6.8em;overflow:hidden}
-.gc-panel dl{margin:0;display:grid;grid-template-columns:minmax(40px,max-content) minmax(0,1fr);gap:2px 8px}
-.gc-panel dt{color:var(--jp-ui-font-color2,#666);overflow-wrap:anywhere;unicode-bidi:isolate;max-width:96px;max-height:4em;overflow:hidden}
-.gc-panel dd{margin:0;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;white-space:pre-wrap;unicode-bidi:isolate;min-width:0}
+.gc-panel .gc-title{margin:0 0 4px;font-size:13px;font-weight:600;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;unicode-bidi:isolate;max-height:6.8em;overflow:hidden}
+.gc-panel .gc-kv{margin:0;padding:0;display:grid;grid-template-columns:fit-content(110px) minmax(0,1fr);gap:2px 8px;width:auto;float:none}
+.gc-panel .gc-key{display:block;float:none;width:auto;margin:0;padding:0;font-weight:normal;color:var(--jp-ui-font-color2,#666);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;unicode-bidi:isolate;min-width:0}
+.gc-panel .gc-val{display:block;float:none;width:auto;margin:0;padding:0;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;white-space:pre-wrap;unicode-bidi:isolate;min-width:0}
 .gc-tip{position:absolute;z-index:10;pointer-events:none;max-width:320px;padding:3px 6px;border-radius:3px;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color0,#111);border:1px solid var(--jp-border-color1,#bdbdbd);box-shadow:0 1px 4px rgba(0,0,0,.25);font-size:12px;overflow:hidden;overflow-wrap:anywhere;unicode-bidi:isolate}
 .gc-tip[hidden]{display:none}
 .gc-tip div{max-height:4.2em;overflow:hidden}
@@ -185,24 +185,44 @@ export function buildUI(root, on) {
         panel.replaceChildren(h("div", "gc-hint", "Click a node or relationship to see its properties."));
         return;
       }
-      const dl = h("dl");
+      // divs, not dl/dt/dd: JupyterLab styles an output's dt as float:left; width:20%
+      const dl = h("div", "gc-kv");
       for (const [k, v] of info.rows) {
-        const dt = h("dt", null, clip(k, 80));
+        const dt = h("div", "gc-key", clip(k, 80));
         dt.title = clip(k, 1000);
-        dl.append(dt, h("dd", null, clip(v, 3000)));
+        dl.append(dt, h("div", "gc-val", clip(v, 3000)));
       }
-      const title = h("h4", null, clip(info.title, 200));
+      const title = h("div", "gc-title", clip(info.title, 200));
       title.title = clip(info.title, 1000);
       panel.replaceChildren(title, dl);
     },
-    showTip(x, y, lines) {
+    // avoid: rectangles (sigma box px) the tip must not cover, e.g. the hovered
+    // node and its caption; the first free spot around the pointer wins
+    showTip(x, y, lines, avoid) {
       tip.replaceChildren(...lines.map((t) => h("div", null, clip(t, 200))));
       tip.hidden = false;
-      const w = sigmaBox.clientWidth;
+      const w = sigmaBox.clientWidth, H = sigmaBox.clientHeight;
       const top = sigmaBox.offsetTop;
-      const tw = tip.offsetWidth;
-      tip.style.left = Math.max(0, Math.min(x + 12, w - tw - 4)) + "px";
-      tip.style.top = top + Math.max(0, y + 12) + "px";
+      const tw = tip.offsetWidth, th = tip.offsetHeight;
+      const fit = (l, t) => [Math.max(0, Math.min(l, w - tw - 4)), Math.max(0, Math.min(t, H - th - 2))];
+      let spots = [[x + 12, y + 12]];
+      if (avoid && avoid.length) {
+        const x0 = Math.min(...avoid.map((r) => r[0])), y0 = Math.min(...avoid.map((r) => r[1]));
+        const x1 = Math.max(...avoid.map((r) => r[2])), y1 = Math.max(...avoid.map((r) => r[3]));
+        spots = [[x + 12, y1 + 4], [x + 12, y0 - th - 4], [x1 + 6, y - th / 2], [x0 - tw - 6, y - th / 2], [x + 12, y + 12]];
+      }
+      let pick = null;
+      for (const [l, t] of spots) {
+        const [fl, ft] = fit(l, t);
+        const clash = (avoid || []).some((r) => fl < r[2] && fl + tw > r[0] && ft < r[3] && ft + th > r[1]);
+        if (!clash) {
+          pick = [fl, ft];
+          break;
+        }
+      }
+      pick = pick || fit(spots[0][0], spots[0][1]);
+      tip.style.left = pick[0] + "px";
+      tip.style.top = top + pick[1] + "px";
     },
     hideTip() {
       tip.hidden = true;

@@ -445,6 +445,18 @@ def interaction_run(browser, shots):
         setTimeout(() => document.getElementById('out').appendChild(el), 400); return views.length - 1; }""", json.dumps(small_payload()))
     p.wait(k, "ready", 10)
     check(p.hook(k, "h.nodesInView()") == 9, "a view rendered while detached draws once attached (9 in view)")
+    # restyled (theme switch, selection, highlight) while hidden, before its first frame, then resized into view
+    # (JupyterLab: "Sigma: edge ... can't be repaint" from restyleAll in a ResizeObserver callback)
+    k = p.ev("""(g) => { const box = document.createElement('div'); box.style.display = 'none'; document.getElementById('out').appendChild(box);
+        const model = new FakeModel({graph: JSON.parse(g), height: 300}, 'hid'); const el = document.createElement('div'); box.appendChild(el);
+        const cleanup = window.mod.render({model, el}); views.push({model, el, cleanup});
+        document.body.setAttribute('data-jp-theme-light', 'false'); document.getElementById('theme').style.setProperty('--jp-layout-color0', '#222');
+        setTimeout(() => { model.pyset('selected', ['p1']); model.push({kind: 'delta', revision: 1, ops: [{op: 'highlight', ids: ['p2', 'e1'], only: true}]});
+          el.gestaltCanvas.refreshTheme(); }, 50);
+        setTimeout(() => { document.getElementById('theme').style.removeProperty('--jp-layout-color0'); document.body.setAttribute('data-jp-theme-light', 'true'); }, 150);
+        setTimeout(() => { box.style.display = 'block'; }, 400); return views.length - 1; }""", json.dumps(small_payload()))
+    p.wait(k, "ready", 10)
+    check(p.hook(k, "h.nodesInView()") == 9 and not p.page_errors, f"restyled while hidden before the first frame: draws, no page error ({p.page_errors[:1]})")
     p.clean("interactions")
     p.close()
 
@@ -563,11 +575,71 @@ def many_outputs_run(browser, count=10):
     p.close()
 
 
+NOTEBOOK_PAYLOADS = HERE / "notebook_payloads.json"
+
+
+def notebook_shots(browser, shots, prefix):
+    """Screenshots of the demo notebooks' graphs (payloads taken from the kernel) for a person to look at."""
+    print(f"\n== notebook-like screenshots ({prefix}-*.png)")
+    payloads = json.loads(NOTEBOOK_PAYLOADS.read_text())
+    quality = {}
+    for theme in ("light", "dark"):
+        for name, payload in payloads.items():
+            if theme == "dark" and name not in ("quickstart", "retrieval"):
+                continue
+            p = Page(browser, theme=theme)
+            i = p.mount({"graph": payload, "height": 480})
+            p.wait(i, "ready", 30)
+            p.wait(i, "settled", 30)
+            time.sleep(0.3)
+            n = len(payload["nodes"])
+            check(p.hook(i, "h.nodesInView()") == n, f"{name} ({theme}): {n} nodes in view")
+            # how much of the canvas the drawing uses: bounding box of node centres / canvas
+            fill = p.ev("""(i) => { const h = hook(i); const c = h.canvas(); const W = c.clientWidth, H = c.clientHeight;
+                const ids = views[i].model.get('graph').nodes.map(n => n.id); let x0 = 1e9, x1 = -1e9, y0 = 1e9, y1 = -1e9, dmin = 1e9;
+                const ps = ids.map(id => h.screenPosition(id));
+                for (const q of ps) { x0 = Math.min(x0, q.x); x1 = Math.max(x1, q.x); y0 = Math.min(y0, q.y); y1 = Math.max(y1, q.y); }
+                for (let a = 0; a < ps.length; a++) for (let b = a + 1; b < ps.length; b++) dmin = Math.min(dmin, Math.hypot(ps[a].x - ps[b].x, ps[a].y - ps[b].y));
+                return {w: (x1 - x0) / W, h: (y1 - y0) / H, minGap: dmin, W, H}; }""", i)
+            quality[f"{name}-{theme}"] = fill
+            print(f"  {name} {theme}: bbox {fill['w']:.2f} x {fill['h']:.2f} of the canvas, closest pair {fill['minGap']:.0f} px")
+            if name in ("quickstart", "retrieval"):
+                first = payload["nodes"][0]["id"] if name == "retrieval" else "dev"
+                p.ev("([i, s]) => views[i].model.pyset('selected', [s])", [i, first])
+                time.sleep(0.3)
+                widths = p.ev("(i) => [...views[i].el.querySelectorAll('.gc-panel .gc-key')].map(d => [d.textContent, Math.round(d.getBoundingClientRect().height)])", i)
+                lines = max(h for _, h in widths) if widths else 0
+                check(lines <= 20, f"{name} ({theme}): panel keys on one line (tallest key {lines} px: {widths})")
+                other = payload["nodes"][1]["id"]
+                xy = p.canvas_xy(i, other)
+                p.page.mouse.move(xy["x"], xy["y"])
+                time.sleep(0.3)
+            el = p.page.locator(".cell").nth(i)
+            el.screenshot(path=str(Path(shots) / f"{prefix}-{name}-{theme}.png"))
+            p.clean(f"{name} {theme}")
+            p.close()
+    # the panel at a 900 px notebook (narrow output: the page is 900 px, the output a bit less)
+    for theme in ("light", "dark"):
+        p = Page(browser, theme=theme, width=760)
+        p.ev("() => { document.getElementById('out').style.width = '740px'; }")
+        i = p.mount({"graph": payloads["quickstart"], "height": 360})
+        p.wait(i, "ready", 30)
+        p.ev("(i) => views[i].model.pyset('selected', ['dev'])", i)
+        time.sleep(0.3)
+        widths = p.ev("(i) => [...views[i].el.querySelectorAll('.gc-panel .gc-key')].map(d => Math.round(d.getBoundingClientRect().height))", i)
+        check(widths and max(widths) <= 20, f"narrow ({theme}): panel keys on one line ({widths})")
+        p.page.locator(".cell").nth(i).screenshot(path=str(Path(shots) / f"{prefix}-narrow-{theme}.png"))
+        p.clean(f"narrow {theme}")
+        p.close()
+    print("QUALITY " + json.dumps(quality))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="9,1000,5000,10000,50000")
     ap.add_argument("--shots", default="/work/notes/shots")
-    ap.add_argument("--only", default="interactions,injection,theme,many,noworker,sizes")
+    ap.add_argument("--only", default="interactions,injection,theme,notebooks,many,noworker,sizes")
+    ap.add_argument("--prefix", default="fix", help="file name prefix of the notebook-like screenshots")
     ap.add_argument("--repeat", type=int, default=1, help="runs per size; medians are reported")
     args = ap.parse_args()
     only = set(args.only.split(","))
@@ -586,6 +658,8 @@ def main():
             injection_run(browser, args.shots)
         if "theme" in only:
             theme_shots(browser, args.shots)
+        if "notebooks" in only:
+            notebook_shots(browser, args.shots, args.prefix)
         if "many" in only:
             many_outputs_run(browser)
         if "noworker" in only:
