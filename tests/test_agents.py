@@ -196,3 +196,17 @@ def test_the_agent_graph_is_a_real_langgraph_state_graph(demo):
     agent = build_graph_agent(ScriptedChatModel(responses=[AIMessage("ok")]), demo.agent_tools())
     assert set(agent.get_graph().nodes) >= {"model", "tools", "guard"}
     assert isinstance(agent.builder, StateGraph)
+
+
+def test_the_trace_makes_no_widgets_for_the_answers_it_only_describes(shell, demo):
+    """Schema and claim answers are shown as static HTML inside the steps: no hidden canvases in the kernel."""
+    import ipywidgets
+
+    from gestalt_nb.agents import ScriptedChatModel, build_graph_agent, tool_call
+
+    model = ScriptedChatModel(responses=[tool_call("gestaltdb_schema", "s"), AIMessage("done")])
+    state = build_graph_agent(model, demo.agent_tools()).invoke({"messages": [HumanMessage("what is in the graph?")]})
+    before = set(ipywidgets.Widget.widgets)
+    html = gestalt_nb.show_trace(state).show().steps_html()
+    made = [ipywidgets.Widget.widgets[key] for key in set(ipywidgets.Widget.widgets) - before]
+    assert "Person" in html and not [w for w in made if type(w).__name__ == "GraphCanvas"]

@@ -51,7 +51,7 @@ class TraceView(TabbedView):
             summary = f"{len(result.records)} records; {result.subgraph.summary()}"
             return head + h.esc(summary) + h.table(result.df, limit)
         if result is not None and hasattr(result, "show"):
-            return head + result.show(**self._overrides())._repr_mimebundle_()["text/html"]
+            return head + result.show(**self._overrides()).static_html()  # no widget: this is only text on the page
         return head + h.pre(step.text, 2000)
 
     def _overrides(self) -> dict[str, Any]:
