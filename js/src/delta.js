@@ -94,8 +94,30 @@ export const deltaMethods = {
     };
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
-    layoutNew(g, res.nodes);
+    // new nodes linked to nothing drawn would be pushed far out by the local layout (nothing pulls
+    // them back), so they go in a tidy row just below the drawing instead; the rest are laid out
+    const loose = res.nodes.filter((key) => g.degree(key) === 0);
+    const linked = res.nodes.filter((key) => g.degree(key) > 0);
+    layoutNew(g, linked);
+    if (loose.length) this.placeLoose(loose, step);
     return res.nodes;
+  },
+
+  placeLoose(keys, step) {
+    const g = this.graph;
+    const set = new Set(keys);
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity;
+    g.forEachNode((k, a) => {
+      if (set.has(k)) return;
+      x0 = Math.min(x0, a.x); x1 = Math.max(x1, a.x); y0 = Math.min(y0, a.y);
+    });
+    if (!Number.isFinite(x0)) { x0 = 0; x1 = 0; y0 = 0; }
+    const gap = Math.max(step, 1e-6);
+    const perRow = Math.max(1, Math.floor((x1 - x0) / gap) + 1);
+    keys.forEach((key, i) => {
+      const col = i % perRow, row = Math.floor(i / perRow);
+      g.mergeNodeAttributes(key, { x: Math.fround(x0 + col * gap), y: Math.fround(y0 - gap * (1 + row)) });
+    });
   },
 
   graphCentre() {
