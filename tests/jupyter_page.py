@@ -13,6 +13,7 @@ Used by tests/test_canvas_browser.py and bench/bench_draw.py.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
@@ -22,6 +23,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -49,10 +51,9 @@ def write_settings(settings_dir: Path, plugin: str, values: dict[str, Any]) -> N
     path.write_text(json.dumps(values, indent=2), encoding="utf-8")
 
 
-DEFAULT_SETTINGS = {
-    "@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True},
-    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
-}
+DEFAULT_SETTINGS = {"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}
+# Notebook 7 has no notification plugin; user settings for a plugin it lacks make its settings registry throw.
+LAB_SETTINGS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 
 
 class JupyterServer:
@@ -72,7 +73,8 @@ class JupyterServer:
         self.python = python
         self.process: subprocess.Popen | None = None
         self.log_path = self._scratch / "server.log"
-        for plugin, values in {**DEFAULT_SETTINGS, **(settings or {})}.items():
+        defaults = {**DEFAULT_SETTINGS, **(LAB_SETTINGS if frontend == "lab" else {})}
+        for plugin, values in {**defaults, **(settings or {})}.items():
             write_settings(self.settings_dir, plugin, values)
 
     @property
@@ -109,7 +111,8 @@ class JupyterServer:
     def start(self, timeout: float = 90) -> "JupyterServer":
         self._log = open(self.log_path, "wb")
         self.process = subprocess.Popen(self.command(), env=self.env(), cwd=str(self.root), stdout=self._log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT)
+        atexit.register(self.stop)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -148,8 +151,9 @@ class JupyterServer:
 
     def url(self, path: str) -> str:
         """The address of a notebook (relative to the root) in this server's frontend."""
-        prefix = "/lab/tree/" if self.frontend == "lab" else "/notebooks/"
-        return f"{self.base}{prefix}{path}?token={self.token}"
+        if self.frontend == "lab":  # ?reset: a fresh workspace, so earlier notebooks' tabs are not restored
+            return f"{self.base}/lab/tree/{path}?reset&token={self.token}"
+        return f"{self.base}/notebooks/{path}?token={self.token}"
 
     def stop(self, timeout: float = 15) -> None:
         if self.process is None:
@@ -171,6 +175,7 @@ class JupyterServer:
                     self.process.wait(timeout=5)
         self._log.close()
         self.process = None
+        atexit.unregister(self.stop)
 
     def cleanup(self) -> None:
         self.stop()
@@ -199,27 +204,72 @@ def browser(headless: bool = True):
 
 
 # JS evaluated in the page: the state of every code cell, in notebook order.
-CELLS_JS = """() => Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell.jp-CodeCell')).map(cell => {
+#: The notebook on show (JupyterLab keeps other tabs' DOM, hidden).
+NOTEBOOK = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook"
+CELLS_JS = """() => Array.from(document.querySelectorAll('""" + NOTEBOOK + """ .jp-Cell.jp-CodeCell')).map(cell => {
   const prompt = cell.querySelector('.jp-InputPrompt');
   return {prompt: prompt ? prompt.textContent.trim() : '',
           error: !!cell.querySelector('[data-mime-type="application/vnd.jupyter.error"]')};
 })"""
 
 
+# Installed before any page script: remembers when each output appeared, and what each canvas drew
+# on its first frame (counts taken in the promise callback of `ready`, i.e. right after that frame).
+FIRST_FRAME_JS = r"""
+(() => {
+  const seen = new WeakSet();
+  const mark = (node) => { if (node.__appearedAt === undefined) node.__appearedAt = performance.now(); };
+  const watch = (el) => {
+    if (seen.has(el)) return;
+    seen.add(el);
+    const out = el.closest('.jp-OutputArea-output');
+    const appeared = out ? out.__appearedAt : undefined;
+    const wait = () => {
+      const h = el.gestaltCanvas;
+      if (!h || !h.ready) { setTimeout(wait, 5); return; }
+      h.ready.then(() => {
+        el.__gestaltFirst = {drawn: h.nodesDrawn(), inView: h.nodesInView(), at: performance.now(), appeared,
+                             instance: h.sigmaInstanceId()};
+      });
+    };
+    wait();
+  };
+  const scan = (node) => {
+    if (node.nodeType !== 1) return;
+    if (node.matches('.jp-OutputArea-output')) mark(node);
+    node.querySelectorAll('.jp-OutputArea-output').forEach(mark);
+    if (node.matches('[data-gestalt-canvas]')) watch(node);
+    node.querySelectorAll('[data-gestalt-canvas]').forEach(watch);
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') scan(r.target);
+      for (const n of r.addedNodes) scan(n);
+    }
+  }).observe(document, {childList: true, subtree: true, attributes: true, attributeFilter: ['data-gestalt-canvas']});
+})();
+"""
+
+
 class JupyterPage:
-    """A notebook open in one frontend, with every request and console line recorded."""
+    """A notebook open in one frontend, with every request and console line recorded.
+
+    Never ``time.sleep`` while a page is open: requests are routed through Python, so a sleeping
+    driver stalls the page (use ``pause``).
+    """
 
     def __init__(self, browser: Any, server: JupyterServer, viewport: dict[str, int] | None = None) -> None:
         self.server = server
         self.context = browser.new_context(viewport=viewport or {"width": 1400, "height": 1000}, service_workers="block")
         self.remote: list[str] = []
+        self.local: list[str] = []
         self.console: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self.dialogs: list[str] = []
         self.context.route("**/*", self._route)
         self.page = self.context.new_page()
         self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on("pageerror", lambda error: self.errors.append(f"{error}\n{error.stack or ''}"))
         self.page.on("dialog", self._dialog)
         self.page.on("websocket", self._websocket)
         self.path: str | None = None
@@ -228,6 +278,7 @@ class JupyterPage:
     def _route(self, route: Any) -> None:
         url = route.request.url
         if url.startswith((self.server.base + "/", "data:", "blob:", "about:")):
+            self.local.append(url)
             route.continue_()
         else:
             self.remote.append(url)
@@ -242,8 +293,15 @@ class JupyterPage:
         self.console.append({"type": message.type, "text": message.text, "url": location.get("url", "")})
 
     def _dialog(self, dialog: Any) -> None:
-        self.dialogs.append(dialog.message)
+        if dialog.type == "beforeunload":  # leaving a notebook with unsaved outputs: leave
+            dialog.accept()
+            return
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
         dialog.dismiss()
+
+    def pause(self, seconds: float) -> None:
+        """Wait while Playwright keeps serving the page (``time.sleep`` would stall every routed request)."""
+        self.page.wait_for_timeout(seconds * 1000)
 
     def console_errors(self) -> list[dict[str, Any]]:
         return [line for line in self.console if line["type"] == "error"]
@@ -253,7 +311,7 @@ class JupyterPage:
         """Open ``path`` (relative to the server root) and wait for its kernel to be idle."""
         self.path = path
         self.page.goto(self.server.url(path), wait_until="domcontentloaded", timeout=timeout)
-        self.page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=timeout)
+        self.page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=timeout)
         self.wait_kernel_idle(timeout=timeout / 1000)
 
     def kernel_state(self) -> str | None:
@@ -262,7 +320,7 @@ class JupyterPage:
             return None
         return sessions[0]["kernel"].get("execution_state")
 
-    def wait_kernel_idle(self, timeout: float = 60, stable: float = 0.5) -> None:
+    def wait_kernel_idle(self, timeout: float = 60, stable: float = 0.3) -> None:
         deadline = time.monotonic() + timeout
         idle_since = None
         while time.monotonic() < deadline:
@@ -272,7 +330,7 @@ class JupyterPage:
                     return
             else:
                 idle_since = None
-            time.sleep(0.15)
+            self.pause(0.15)
         raise TimeoutError(f"the kernel of {self.path} was not idle within {timeout:.0f} s (sessions {self.server.api('GET', '/api/sessions')})")
 
     def menu(self, *names: str) -> None:
@@ -307,12 +365,12 @@ class JupyterPage:
                         continue
                     if not any("*" in cell["prompt"] for cell in self.cells()):
                         return self.cells()
-            time.sleep(0.25)
+            self.pause(0.25)
         raise TimeoutError(f"{self.path}: cells still running after {timeout:.0f} s: {self.cells()}")
 
     def run_cell(self, source: str, timeout: float = 60) -> str:
         """Add a code cell at the end, run it, and return its output text."""
-        cells = self.page.locator(".jp-Notebook .jp-Cell")
+        cells = self.page.locator(f"{NOTEBOOK} .jp-Cell")
         cells.last.locator(".jp-InputPrompt").first.click()
         self.page.keyboard.press("Escape")
         self.page.keyboard.press("b")
@@ -322,10 +380,10 @@ class JupyterPage:
         self.page.keyboard.insert_text(source)
         self.page.keyboard.press("Shift+Enter")
         self.page.wait_for_function(
-            """([n]) => { const cells = document.querySelectorAll('.jp-Notebook .jp-Cell');
+            """([n, sel]) => { const cells = document.querySelectorAll(sel + ' .jp-Cell');
                           const p = cells[n - 1] && cells[n - 1].querySelector('.jp-InputPrompt');
                           return p && /\\[\\d+\\]/.test(p.textContent); }""",
-            arg=[count], timeout=timeout * 1000)
+            arg=[count, NOTEBOOK], timeout=timeout * 1000)
         self.wait_kernel_idle(timeout=timeout, stable=0.2)
         return cells.nth(count - 1).locator(".jp-OutputArea").inner_text()
 
@@ -344,29 +402,42 @@ class JupyterPage:
         """Ctrl+S and wait until the file on disk changed; returns its path."""
         path = self.server.root / (self.path or "")
         before = path.stat().st_mtime_ns if path.exists() else 0
-        self.page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+        self.page.locator(NOTEBOOK).first.click(position={"x": 5, "y": 5})
         self.page.keyboard.press("Escape")
         self.page.keyboard.press("Control+s")
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if path.exists() and path.stat().st_mtime_ns != before:
-                time.sleep(0.3)
-                return path
-            time.sleep(0.1)
+                size = path.stat().st_size
+                self.pause(0.4)
+                if path.stat().st_size == size:
+                    try:
+                        json.loads(path.read_text(encoding="utf-8"))
+                        return path
+                    except (json.JSONDecodeError, UnicodeDecodeError):
+                        pass  # still being written
+            self.pause(0.1)
         raise TimeoutError(f"{path} was not saved within {timeout:.0f} s")
 
-    def close_notebook(self) -> None:
-        """Stop this notebook's kernel (the page stays open)."""
-        for session in self.server.api("GET", "/api/sessions"):
-            if session.get("path", "").endswith(self.path or "\0"):
+    def close_notebook(self, wait: bool = True) -> None:
+        """Stop this notebook's kernel (the page stays open); ``wait=False``: in a background thread."""
+        sessions = [s for s in self.server.api("GET", "/api/sessions") if s.get("path", "").endswith(self.path or "\0")]
+
+        def stop() -> None:
+            for session in sessions:
                 try:
-                    self.server.api("DELETE", f"/api/sessions/{session['id']}", timeout=15)
+                    self.server.api("DELETE", f"/api/sessions/{session['id']}", timeout=30)
                 except (urllib.error.URLError, OSError):
                     pass
 
+        if wait:
+            stop()
+        else:
+            threading.Thread(target=stop, daemon=True).start()
+
     # -- canvases ------------------------------------------------------------------------
     def canvases(self) -> Any:
-        return self.page.locator("[data-gestalt-canvas]")
+        return self.page.locator(f"{NOTEBOOK} [data-gestalt-canvas]")
 
     def close(self) -> None:
         try:
