@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cached_property
 from typing import Any
 
 from ..budget import size
@@ -25,6 +26,11 @@ class ResultView(TabbedView):
 
     def static_notes(self) -> list[str]:
         return [*self.result.notes, *self.drawing.static.notes]
+
+    @cached_property
+    def head(self):
+        """The first display_limit records as a DataFrame, made once for the table, the static HTML and the text."""
+        return self.result.frame(self.options.display_limit)
 
     def connection(self):
         from ..session import REGISTRY
@@ -87,13 +93,13 @@ class ResultView(TabbedView):
     def table_html(self) -> str:
         """The first display_limit rows; only those are formatted (the full frame is ``result.df``)."""
         limit = self.options.display_limit
-        return h.table(self.result.frame(limit), limit, total=len(self.result))
+        return h.table(self.head, limit, total=len(self.result))
 
     def text(self) -> str:
         result = self.result
         lines = [result.summary(), *self.notes()]
         if result.columns:
-            shown = result.frame(min(self.options.display_limit, 20)).map(h.shorten)
+            shown = self.head.head(min(self.options.display_limit, 20)).map(h.shorten)
             lines.append(shown.to_string(index=False, max_colwidth=60))
             if len(result) > len(shown):
                 lines.append(f"… {len(result) - len(shown):,} more rows (see .df)")
