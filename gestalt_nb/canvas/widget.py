@@ -10,7 +10,6 @@ The bundle itself is not in this model's state (see :mod:`gestalt_nb.canvas.bund
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 import logging
@@ -82,10 +81,7 @@ class GraphCanvas(anywidget.AnyWidget):
     # -- the whole graph (a full redraw) ---------------------------------------------
     def reset(self, subgraph: Subgraph, *, counts: dict[str, int] | None = None) -> None:
         """Draw ``subgraph`` from scratch (views rebuild); deltas start again from revision 0."""
-        self.subgraph = copy.copy(subgraph)
-        self.subgraph.nodes, self.subgraph.edges = dict(subgraph.nodes), dict(subgraph.edges)
-        self.subgraph.highlight_nodes, self.subgraph.highlight_edges = set(subgraph.highlight_nodes), set(subgraph.highlight_edges)
-        self.subgraph.notes = list(subgraph.notes)
+        self.subgraph = Subgraph(title=subgraph.title, truncated=subgraph.truncated).merge(subgraph)  # ours to grow
         self.vocabulary = Vocabulary()
         self._log, self._undo = [], []
         self._counts = counts
@@ -126,12 +122,10 @@ class GraphCanvas(anywidget.AnyWidget):
         for node in new_nodes:
             self.subgraph.add_node(node, highlight=node.id in part.highlight_nodes)
         room_edges = max(self.max_edges - len(self.subgraph.edges), 0)
-        candidates = [
-            edge for edge_id, edge in part.edges.items()
-            if edge_id not in self.subgraph.edges and edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes
-        ]
-        new_edges, dropped_edges = candidates[:room_edges], len(candidates) - min(len(candidates), room_edges)
-        dropped_edges += sum(1 for edge_id, edge in part.edges.items() if edge_id not in self.subgraph.edges and not (edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes))
+        fresh = [edge for edge_id, edge in part.edges.items() if edge_id not in self.subgraph.edges]
+        drawable = [edge for edge in fresh if edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes]
+        new_edges = drawable[:room_edges]
+        dropped_edges = len(fresh) - len(new_edges)  # past the cap, or an endpoint the node cap left out
         for edge in new_edges:
             self.subgraph.add_edge(edge, highlight=edge.id in part.highlight_edges)
         for note in part.notes:
