@@ -179,6 +179,7 @@ def _gask_parser() -> _Parser:
     return parser
 
 
+@functools.lru_cache(maxsize=1)  # built once: parse_args does not change it
 def _gcypher_parser() -> _Parser:
     parser = _Parser(prog="%%gcypher", add_help=False)
     parser.add_argument("-o", "--out", help="store the result in this variable")

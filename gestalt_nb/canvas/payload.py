@@ -39,13 +39,19 @@ def _properties(shown: dict[str, Any]) -> dict[str, Any]:
     Keys starting with ``__`` are gestalt-nb's and the adapter's own bookkeeping (``__name_lc``,
     memory paths and vectors): the panel leaves them out; tables and ``.subgraph`` keep them.
     """
-    if any(key.startswith("__") for key in shown):
-        shown = {key: value for key, value in shown.items() if not key.startswith("__")}
-    if len(shown) <= MAX_PROPERTIES:
-        return {key if len(key) <= 100 else key[:99] + "…": _value(value) for key, value in shown.items()}
-    items = list(shown.items())
-    out = {_short(str(key), 100): _value(value) for key, value in items[:MAX_PROPERTIES]}
-    out["…"] = f"{len(items) - MAX_PROPERTIES} more properties (see the Table tab or .subgraph)"
+    out: dict[str, Any] = {}
+    more = 0
+    for key, value in shown.items():  # one pass: this runs for every element of every drawing
+        key = str(key)
+        if key.startswith("__"):
+            continue
+        if len(out) >= MAX_PROPERTIES:
+            more += 1
+            continue
+        plain = (type(value) is str and len(value) <= VALUE_CHARS) or type(value) is int or type(value) is bool
+        out[key if len(key) <= 100 else key[:99] + "…"] = value if plain else _value(value)
+    if more:
+        out["…"] = f"{more} more properties (see the Table tab or .subgraph)"
     return out
 
 

@@ -86,7 +86,7 @@ class GraphCanvas(anywidget.AnyWidget):
         self._log, self._undo = [], []
         self._counts = counts
         self.graph = payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts)
-        packed = gzip.compress(json.dumps(self.graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=6, mtime=0)
+        packed = gzip.compress(json.dumps(self.graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
         with self.hold_sync():
             self.settings = {"expandable": self._expander is not None, "caption": self.caption_property}
             self.graph_gz = packed

@@ -24,11 +24,11 @@ CAPTION_CHARS = 24
 def layout(subgraph: Subgraph, *, iterations: int | None = None, seed: int = 7) -> dict[str, tuple[float, float]]:
     """Fruchterman–Reingold in the unit square, vectorised: fine for the static cap (a few hundred nodes).
 
-    Each step is O(n²); larger pictures get fewer steps (40 up to 100 nodes, 15 at 300).
+    Each step is O(n²); larger pictures get fewer steps (40 up to 75 nodes, 10 at 300).
     """
     ids = list(subgraph.nodes)
     n = len(ids)
-    iterations = iterations or max(15, min(40, 4000 // max(n, 1)))
+    iterations = iterations or max(10, min(40, 3000 // max(n, 1)))
     if n == 0:
         return {}
     if n == 1:
