@@ -71,6 +71,7 @@ export const deltaMethods = {
 
   addNodes(op, anchor) {
     const g = this.graph;
+    const before = g.order;
     const nodes = Array.isArray(op.nodes) ? op.nodes : [];
     const edges = Array.isArray(op.edges) ? op.edges : [];
     // where to put each new node
@@ -96,6 +97,12 @@ export const deltaMethods = {
     const res = addItems(g, this, nodes, edges, this.styler(), place);
     // new nodes linked to nothing drawn would be pushed far out by the local layout (nothing pulls
     // them back), so they go in a tidy row just below the drawing instead; the rest are laid out
+    if (before === 0 && res.nodes.length > 1 && this.renderer) {
+      // an empty drawing (a live view's first rows): no old node to keep, so lay it all out and pack it
+      if (this.layout) this.layout.stop();
+      this.startLayout();
+      return res.nodes;
+    }
     const loose = res.nodes.filter((key) => g.degree(key) === 0);
     const linked = res.nodes.filter((key) => g.degree(key) > 0);
     layoutNew(g, linked);
