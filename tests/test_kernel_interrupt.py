@@ -72,21 +72,26 @@ print(gestalt_nb.__file__)
 THREADS = "print(sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and t.name.startswith(('gestalt', 'ThreadPool')) and t.name != 'gestalt-watchdog'), gestalt_nb.budget.running())"
 
 
+def interrupt(km, client, msg_id):
+    """Press the stop button; wait until the cell is idle. Returns its error content and the seconds it took."""
+    started, error = time.monotonic(), None
+    km.interrupt_kernel()
+    while True:
+        message = client.get_iopub_msg(timeout=20)
+        ours = message["parent_header"].get("msg_id") == msg_id
+        if ours and message["msg_type"] == "error":
+            error = message["content"]
+        if ours and message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
+            return error, time.monotonic() - started
+
+
 def test_the_stop_button_stops_a_running_query_and_the_kernel_goes_on(kernel):
     km, client = kernel
     status, text, _ = execute(client, SETUP, timeout=60)
     assert status == "ok" and str(ROOT) in text, text
     msg_id = client.execute(f"%gcypher --timeout 600 {LONG}")
     time.sleep(1.5)  # the query is running by now (it would take minutes)
-    started = time.monotonic()
-    km.interrupt_kernel()
-    while True:
-        message = client.get_iopub_msg(timeout=20)
-        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "error":
-            error = message["content"]
-        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
-    stopped_in = time.monotonic() - started
+    error, stopped_in = interrupt(km, client, msg_id)
     assert stopped_in < 2.0, stopped_in
     assert error["ename"] == "QueryInterrupted"  # a KeyboardInterrupt, shown as one line
     assert len(error["traceback"]) == 1 and "the query was stopped after" in error["traceback"][0]
@@ -117,17 +122,10 @@ def test_the_stop_button_stops_an_agent_tool_query_running_on_a_langgraph_worker
     assert execute(client, SETUP, timeout=60)[0] == "ok"
     msg_id = client.execute(AGENT % LONG)
     time.sleep(4)  # LangGraph imported, the tool's query running on a ToolNode thread
-    started = time.monotonic()
-    km.interrupt_kernel()
-    while True:
-        message = client.get_iopub_msg(timeout=20)
-        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "error":
-            error = message["content"]
-        if message["parent_header"].get("msg_id") == msg_id and message["msg_type"] == "status" and message["content"]["execution_state"] == "idle":
-            break
+    error, stopped_in = interrupt(km, client, msg_id)
     # 3-8 s measured, most of it IPython formatting the KeyboardInterrupt's traceback through
     # LangGraph's frames; unstopped, the tool's query would run for minutes (budget: 600 s).
-    assert time.monotonic() - started < 20.0
+    assert stopped_in < 20.0
     assert error["ename"] == "KeyboardInterrupt"
     assert execute(client, THREADS)[1].strip() == "[] 0"
     assert "300" in execute(client, "%gcypher MATCH (p:Person) RETURN count(*) AS n")[1]
