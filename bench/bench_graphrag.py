@@ -28,7 +28,7 @@ PER_DOC = 100
 
 
 def build(path: Path, entities: int, alias: str) -> tuple[float, float]:
-    conn = gestalt_nb.create(str(path), alias=alias, map_size="8GiB")
+    gestalt_nb.create(str(path), alias=alias, map_size="8GiB")  # the current connection: extract writes here
     docs = []
     for start in range(0, entities, PER_DOC):
         nodes = [{"id": f"Entity {i}", "type": "Thing", "properties": {}} for i in range(start, start + PER_DOC)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import re
 import shlex
 from collections.abc import Mapping
 from typing import Any

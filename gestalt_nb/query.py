@@ -28,7 +28,6 @@ from gestaltdb.cypher_ast import (
     ForeachClause,
     FunctionCall,
     MergeClause,
-    Parameter,
     Query,
     RemoveClause,
     ReturnClause,

@@ -17,7 +17,6 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 
 import gestalt_nb
-from gestalt_nb.errors import MissingDependency
 from gestalt_nb.session import REGISTRY
 
 from .conftest import run
