@@ -19,8 +19,12 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..errors import GestaltError
 from ..subgraph import Subgraph
 from . import bundle
+from .cypher import DrawingQuery, drawing_query
+from .snapshot import Shown, svg_of as snapshot_svg
+from .snapshot import parse as parse_shown
 from .payload import Vocabulary, payload
 
 log = logging.getLogger(__name__)
@@ -73,6 +77,8 @@ class GraphCanvas(anywidget.AnyWidget):
         self._undo: list[tuple[list[str], Callable[[], Any] | None]] = []
         self._expander = expander
         self.ready_info: dict[str, Any] | None = None
+        #: What the page last showed (positions, sizes, colours; see ``snapshot.py``), None until a page drew it.
+        self.shown: Shown | None = None
         self.status: dict[str, str] = {}
         self.on_msg(self._message)
         self.observe(self._selection_moved, names="selected")
@@ -258,6 +264,45 @@ class GraphCanvas(anywidget.AnyWidget):
                     self.send(message)
         elif kind == "ready":
             self.ready_info = dict(content)
+        elif kind == "shown":
+            self._record_shown(content)
+        elif kind == "path":
+            ids = content.get("ids")
+            if isinstance(ids, list) and len(ids) == 2:
+                self._call(self.path, str(ids[0]), str(ids[1]))
+
+    # -- what comes out: pictures, pages, Cypher, paths (see snapshot.py, standalone.py, cypher.py, path.py) --
+    def _record_shown(self, content: dict[str, Any]) -> None:
+        try:
+            self.shown = parse_shown(content)
+        except (ValueError, TypeError) as exc:
+            log.warning("ignored a malformed report from the page: %s", exc)
+
+    def snapshot(self, format: str = "svg") -> str:
+        """An SVG of what the page last showed: one ``<circle>`` per visible node, placed as on screen.
+
+        The page reports after it settles and after each change; a cell cannot wait for the page while
+        it runs, so right after a change in the same cell the picture may be the one before it.
+        """
+        if format != "svg":
+            raise GestaltError(f"snapshot makes 'svg' only, not {format!r}; the canvas's PNG button saves a PNG.")
+        return snapshot_svg(self)
+
+    def to_cypher(self) -> DrawingQuery:
+        """A read-only query whose result is exactly what is drawn (less what the page hides); see ``cypher.py``."""
+        return drawing_query(self.subgraph, set(self.shown.hidden) if self.shown else set())
+
+    def to_html(self, path: str | None = None) -> str:
+        """One self-contained offline HTML page with this canvas (no kernel); written to ``path`` if given."""
+        from .standalone import write
+
+        return write(self, path)
+
+    def path(self, a: Any, b: Any, **options: Any) -> Any:
+        """Draw and highlight the shortest path from ``a`` to ``b`` (``connection.shortest_path``); returns it."""
+        from .path import draw_path
+
+        return draw_path(self, a, b, **options)
 
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:
         """Run a person's callback; an error is shown on the canvas and logged, never lost."""

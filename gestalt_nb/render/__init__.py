@@ -114,7 +114,13 @@ class Drawing:
         return svg(self.static, caption_property=self.options.caption_property, height=min(self.options.graph_height, 480))
 
     def svg(self) -> str:
-        """A compact static SVG picture of ``static`` (made once), whatever the renderer."""
+        """A compact static SVG picture, whatever the renderer: what the page last showed of the canvas
+        (its positions, sizes and colours) once a page has reported, else ``static`` laid out here (made once)."""
+        canvas = self.__dict__.get("canvas")
+        if canvas is not None and getattr(canvas, "shown", None) is not None:
+            from .shown_svg import svg
+
+            return svg(canvas.subgraph, canvas.shown, caption_property=self.options.caption_property)
         return self._svg
 
 

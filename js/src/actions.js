@@ -149,6 +149,7 @@ export const actionMethods = {
 
   updateButtons() {
     this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0 });
+    this.updateOutButtons();
   },
 
   updateCount() {

@@ -8,6 +8,8 @@ import { makeHooks } from "./hooks.js";
 import { styleMethods } from "./style.js";
 import { actionMethods } from "./actions.js";
 import { deltaMethods } from "./delta.js";
+import { reportMethods } from "./snapshot.js";
+import { exportMethods } from "./export.js";
 
 let instances = 0;
 
@@ -59,6 +61,7 @@ class CanvasView {
     this.hooks = makeHooks(this);
     root.gestaltCanvas = this.hooks;
     el.gestaltCanvas = this.hooks;
+    this.addOutButtons(); // export.js: PNG, SVG, Path
     this.theme = readTheme(root);
 
     const listen = (name, fn) => {
@@ -202,6 +205,7 @@ class CanvasView {
     this.scene = null;
     r.on("beforeRender", () => this.frameNo++); // caption placement starts afresh each frame
     r.on("afterRender", () => this.drawLoops());
+    r.on("afterRender", () => this.reportSoon()); // snapshot.js: tell the kernel what is shown
     this.bindEvents();
     // someone else's WebGL use may still push ours out: redraw with fresh contexts
     for (const c of this.ui.sigmaBox.querySelectorAll("canvas")) {
@@ -383,6 +387,7 @@ class CanvasView {
 
   applySettings() {
     // settings.caption is applied by Python (it builds captions); nothing to redraw here.
+    this.updateOutButtons();
   }
 
   applyTheme() {
@@ -417,6 +422,7 @@ class CanvasView {
   }
 
   teardown() {
+    clearTimeout(this.reportTimer);
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.dropRenderer();
@@ -435,7 +441,8 @@ class CanvasView {
 
 // the view's methods live in small modules: style.js (display attributes and
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
-Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods);
+// snapshot.js (what is shown, for the kernel) and export.js (PNG / SVG / Path buttons)
+Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods);
 
 async function inflateJSON(view) {
   const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);

@@ -1,0 +1,75 @@
+"""An SVG picture of what a page showed: the canvas's own positions, sizes and colours.
+
+``canvas.snapshot("svg")`` and the saved notebook's static picture (once a page has reported) use
+it, so the picture is the one the person looked at, not a new layout. One ``<circle>`` per visible
+node at its on-screen position (its ``data-id`` is the node id), relationships as lines between
+visible nodes, captions for up to ``CAPTIONS`` nodes. Every string from the graph is escaped with
+``html.escape`` (text and attribute values), so data never becomes markup.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter, defaultdict
+from typing import Any
+
+from ..subgraph import Subgraph
+from . import caption, display_properties
+
+CAPTIONS = 150
+CAPTION_CHARS = 32
+EDGE = "#8c959f"
+EDGE_HIGHLIGHT = "#24292f"
+
+
+def _legend(subgraph: Subgraph, nodes: dict[str, Any]) -> str:
+    """Swatches (rects, so circles stay one per node) when each label has one colour of its own."""
+    colours: dict[str, Counter] = defaultdict(Counter)
+    for node_id, (_, _, _, colour) in nodes.items():
+        node = subgraph.nodes.get(node_id)
+        colours[(node.labels[0] if node and node.labels else "(no label)")][colour] += 1
+    if not colours or any(len(seen) != 1 for seen in colours.values()):
+        return ""  # colour means something else than the label (an encoding): the page's legend says what
+    picked = [(label, next(iter(seen))) for label, seen in colours.items()]
+    if len({colour for _, colour in picked}) != len(picked):
+        return ""
+    items = "".join(
+        f'<rect x="{8 + 120 * number}" y="8" width="10" height="10" rx="5" fill="{colour}"/>'
+        f'<text x="{22 + 120 * number}" y="17">{html.escape(label[:16])}</text>'
+        for number, (label, colour) in enumerate(picked[:8])
+    )
+    return f'<g fill="#24292f">{items}</g>'
+
+
+def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
+    """The picture of ``shown`` (a :class:`gestalt_nb.canvas.snapshot.Shown`) over the nodes of ``subgraph``."""
+    width, height = round(shown.width), round(shown.height)
+    nodes = shown.nodes
+
+    def point(node_id: str) -> str:
+        x, y, _, _ = nodes[node_id]
+        return f"{x:g} {y:g}"
+
+    plain, strong = [], []
+    for edge in subgraph.edges.values():
+        if edge.source in nodes and edge.target in nodes and edge.source != edge.target:
+            (strong if edge.id in subgraph.highlight_edges else plain).append(f"M{point(edge.source)}L{point(edge.target)}")
+    circles, texts = [], []
+    for node_id, (x, y, radius, colour) in nodes.items():
+        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{html.escape(node_id, quote=True)}"/>')
+        node = subgraph.nodes.get(node_id)
+        if node is not None and len(nodes) <= CAPTIONS:
+            text = caption(node_id, display_properties(node.properties), caption_property)
+            text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
+            texts.append(f'<text x="{x + radius + 3:g}" y="{y + 4:g}">{html.escape(text)}</text>')
+    body = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        '<rect width="100%" height="100%" fill="#fff"/>',
+        f'<path d="{"".join(plain)}" stroke="{EDGE}" stroke-width="1" fill="none"/>' if plain else "",
+        f'<path d="{"".join(strong)}" stroke="{EDGE_HIGHLIGHT}" stroke-width="2.2" fill="none"/>' if strong else "",
+        f'<g stroke="#fff" stroke-width="0.8">{"".join(circles)}</g>',
+        f'<g fill="#24292f">{"".join(texts)}</g>',
+        _legend(subgraph, nodes),
+        "</svg>",
+    ]
+    return "".join(body)

@@ -1,0 +1,123 @@
+// Pictures out: the toolbar's PNG and SVG buttons download what is on screen, and its Path button
+// asks the kernel for the shortest path between the two selected nodes. Graph text reaches the SVG
+// only through textContent (the serializer escapes it); nothing from data becomes markup.
+import { h } from "./ui.js";
+import { sceneOf } from "./snapshot.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const SVG_CAPTIONS = 400; // captions written into the SVG up to this many nodes
+
+function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.rel = "noopener";
+  a.style.display = "none";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}
+
+function el(name, attrs) {
+  const e = document.createElementNS(SVG_NS, name);
+  for (const k of Object.keys(attrs || {})) e.setAttribute(k, String(attrs[k]));
+  return e;
+}
+
+// An <svg> element of a scene (sceneOf(view, true)): one <circle> per visible node, placed as on screen.
+export function svgOfScene(scene, font) {
+  const { width, height } = scene;
+  const svg = el("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, "font-family": font || "sans-serif", "font-size": 12 });
+  svg.appendChild(el("rect", { width: "100%", height: "100%", fill: scene.bg }));
+  const edges = el("g", { "stroke-linecap": "round" });
+  for (const [s, t, c, w] of scene.edges) {
+    const [x1, y1, x2, y2] = [scene.xy[2 * s], scene.xy[2 * s + 1], scene.xy[2 * t], scene.xy[2 * t + 1]];
+    edges.appendChild(el("line", { x1, y1, x2, y2, stroke: scene.colors[c], "stroke-width": w }));
+  }
+  const nodes = el("g", {});
+  const texts = el("g", { fill: scene.fg });
+  scene.ids.forEach((id, i) => {
+    const x = scene.xy[2 * i], y = scene.xy[2 * i + 1], r = scene.r[i];
+    const c = el("circle", { cx: x, cy: y, r, fill: scene.colors[scene.ci[i]] });
+    c.setAttribute("data-id", id); // setAttribute: the serializer escapes the value
+    nodes.appendChild(c);
+    if (scene.ids.length <= SVG_CAPTIONS && scene.captions[i]) {
+      const t = el("text", { x: x + r + 3, y: y + 4 });
+      t.textContent = scene.captions[i];
+      texts.appendChild(t);
+    }
+  });
+  svg.append(edges, nodes, texts);
+  return svg;
+}
+
+export const exportMethods = {
+  // toolbar buttons after the existing ones (before the node count)
+  addOutButtons() {
+    const bar = this.ui.root.querySelector(".gc-bar");
+    const before = bar.querySelector(".gc-count");
+    const make = (text, action, title, fn) => {
+      const b = h("button", null, text);
+      b.type = "button";
+      b.title = title;
+      b.setAttribute("data-gestalt-action", action);
+      b.addEventListener("click", fn);
+      bar.insertBefore(b, before);
+      return b;
+    };
+    this.outButtons = {
+      path: make("Path", "path", "Draw the shortest path between the two selected nodes (click one, shift-click another)", () => this.askPath()),
+      png: make("PNG", "save-png", "Save what is on screen as a PNG picture", () => this.savePNG()),
+      svg: make("SVG", "save-svg", "Save what is on screen as an SVG picture", () => this.saveSVG()),
+    };
+    this.hooks.scene = () => sceneOf(this, true);
+    this.hooks.lastReport = () => (this.lastReport ? JSON.parse(this.lastReport) : null);
+    this.updateOutButtons();
+  },
+
+  updateOutButtons() {
+    if (!this.outButtons) return;
+    const s = this.model.get("settings") || {};
+    this.outButtons.path.disabled = !(s.expandable && this.selected && this.selected.size === 2);
+  },
+
+  askPath() {
+    const ids = [...this.selected];
+    if (ids.length !== 2) return this.ui.setStatus("Select two nodes (click one, shift-click another) to draw the path between them.", "warning");
+    this.ui.setStatus("finding the shortest path…", "info");
+    this.send({ kind: "path", ids });
+  },
+
+  // The drawing's layers (WebGL and 2D, in page order) onto one canvas of the drawing's size × devicePixelRatio.
+  pngCanvas() {
+    const r = this.renderer;
+    if (!r) return null;
+    r.render(); // synchronously: WebGL buffers are readable until this task ends
+    const layers = [...this.ui.sigmaBox.querySelectorAll("canvas")];
+    const { width, height } = r.getDimensions();
+    const ratio = window.devicePixelRatio || 1;
+    const out = document.createElement("canvas");
+    out.width = Math.round(width * ratio);
+    out.height = Math.round(height * ratio);
+    const ctx = out.getContext("2d");
+    ctx.fillStyle = this.theme.bg;
+    ctx.fillRect(0, 0, out.width, out.height);
+    for (const layer of layers) if (layer.width && layer.height) ctx.drawImage(layer, 0, 0, out.width, out.height);
+    return out;
+  },
+
+  savePNG() {
+    const out = this.pngCanvas();
+    if (!out) return this.ui.setStatus("Nothing is drawn yet.", "warning");
+    out.toBlob((blob) => blob && download(blob, "graph.png"), "image/png");
+  },
+
+  saveSVG() {
+    const scene = sceneOf(this, true);
+    if (!scene) return this.ui.setStatus("Nothing is drawn yet.", "warning");
+    const text = new XMLSerializer().serializeToString(svgOfScene(scene, this.theme.font));
+    download(new Blob([text], { type: "image/svg+xml" }), "graph.svg");
+  },
+};

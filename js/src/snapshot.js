@@ -1,0 +1,81 @@
+// What the page shows, as plain numbers: for the kernel (canvas.snapshot("svg") and the saved
+// notebook's picture) and for the SVG download. The page reports it after each frame that changed
+// something, debounced (a layout that runs reports once it has stopped), and only when it differs
+// from the last report. Positions are CSS px in the drawing's frame (as screenPosition), rounded.
+import { parseColor, toHex } from "./theme.js";
+
+const REPORT_DELAY = 450; // ms after the last frame
+const round = (v) => Math.round(v * 10) / 10;
+
+function hexOf(value, fallback) {
+  const c = parseColor(value);
+  return c ? toHex(c) : fallback;
+}
+
+// {width, height, dpr, ids, xy, r, ci, colors, hidden, edges?} of what sigma drew in its last frame.
+// With {edges: true}: also [sourceIndex, targetIndex, colourIndex, width] per drawn relationship and
+// captions (for the SVG download; the kernel has both already).
+export function sceneOf(view, withEdges) {
+  const r = view.renderer;
+  if (!r || !view.graph) return null;
+  const { width, height } = r.getDimensions();
+  const ids = [], xy = [], rad = [], ci = [], hidden = [], captions = [];
+  const colors = [], slot = new Map();
+  const colourIndex = (value, fallback) => {
+    const hex = hexOf(value, fallback);
+    let i = slot.get(hex);
+    if (i === undefined) {
+      i = colors.length;
+      colors.push(hex);
+      slot.set(hex, i);
+    }
+    return i;
+  };
+  const at = new Map();
+  view.graph.forEachNode((k, a) => {
+    const d = r.getNodeDisplayData(k);
+    if (a.hidden || !d || d.hidden) {
+      hidden.push(k);
+      return;
+    }
+    const p = r.framedGraphToViewport(d);
+    at.set(k, ids.length);
+    ids.push(k);
+    xy.push(round(p.x), round(p.y));
+    rad.push(round(r.scaleSize(d.size)));
+    ci.push(colourIndex(d.color, view.theme.node));
+    if (withEdges) captions.push(String(d.label || ""));
+  });
+  const scene = { width, height, dpr: window.devicePixelRatio || 1, ids, xy, r: rad, ci, colors, hidden, revision: view.revision };
+  if (withEdges) {
+    const edges = [];
+    view.graph.forEachEdge((e, a, s, t) => {
+      const d = r.getEdgeDisplayData(e);
+      if (!d || d.hidden || !at.has(s) || !at.has(t)) return;
+      edges.push([at.get(s), at.get(t), colourIndex(d.color, view.theme.edge), round(Math.max(0.5, r.scaleSize(d.size || 1)))]);
+    });
+    scene.edges = edges;
+    scene.captions = captions;
+    scene.bg = view.theme.bg;
+    scene.fg = view.theme.fg;
+  }
+  return scene;
+}
+
+export const reportMethods = {
+  // called after every sigma frame: report what is shown once frames stop coming
+  reportSoon() {
+    clearTimeout(this.reportTimer);
+    this.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
+  },
+
+  reportNow() {
+    if (this.instanceId === -1 || !this.renderer || (this.layout && this.layout.running)) return;
+    const scene = sceneOf(this, false);
+    if (!scene || !scene.width || !scene.height) return;
+    const text = JSON.stringify(scene);
+    if (text === this.lastReport) return;
+    this.lastReport = text;
+    this.send({ kind: "shown", ...scene });
+  },
+};
