@@ -258,9 +258,11 @@ class JupyterPage:
     driver stalls the page (use ``pause``).
     """
 
-    def __init__(self, browser: Any, server: JupyterServer, viewport: dict[str, int] | None = None) -> None:
+    def __init__(self, browser: Any, server: JupyterServer, viewport: dict[str, int] | None = None, device_scale_factor: float | None = None) -> None:
         self.server = server
-        self.context = browser.new_context(viewport=viewport or {"width": 1400, "height": 1000}, service_workers="block")
+        scale = {"device_scale_factor": device_scale_factor} if device_scale_factor else {}
+        self.context = browser.new_context(viewport=viewport or {"width": 1400, "height": 1000}, service_workers="block",
+                                           accept_downloads=True, **scale)
         self.remote: list[str] = []
         self.local: list[str] = []
         self.console: list[dict[str, Any]] = []
