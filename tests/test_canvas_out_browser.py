@@ -31,7 +31,7 @@ pytest.importorskip("notebook", reason="Notebook 7 is not installed")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
 
 DPR = 2
-CIRCLE = re.compile(r'<circle cx="([-\d.e]+)" cy="([-\d.e]+)" r="[-\d.e]+" fill="#[0-9a-f]{6}" data-id="([^"]*)"/>')
+CIRCLE = re.compile(r'<circle cx="([-\d.e]+)" cy="([-\d.e]+)" r="[-\d.e]+" fill="#[0-9a-f]{6}" data-id="([^"]*)"[^>]*/>')
 
 
 def demo_notebook(root: Path) -> str:

@@ -22,8 +22,9 @@ EDGE = "#8c959f"
 EDGE_HIGHLIGHT = "#24292f"
 
 
-def _legend(subgraph: Subgraph, nodes: dict[str, Any]) -> str:
-    """Swatches (rects, so circles stay one per node) when each label has one colour of its own."""
+def _legend(subgraph: Subgraph, nodes: dict[str, Any], top: int) -> str:
+    """Swatches (rects, so circles stay one per node) in a band below the drawing from ``top``, when
+    each label has one colour of its own."""
     colours: dict[str, Counter] = defaultdict(Counter)
     for node_id, (_, _, _, colour) in nodes.items():
         node = subgraph.nodes.get(node_id)
@@ -34,8 +35,8 @@ def _legend(subgraph: Subgraph, nodes: dict[str, Any]) -> str:
     if len({colour for _, colour in picked}) != len(picked):
         return ""
     items = "".join(
-        f'<rect x="{8 + 120 * number}" y="8" width="10" height="10" rx="5" fill="{colour}"/>'
-        f'<text x="{22 + 120 * number}" y="17">{html.escape(label[:16])}</text>'
+        f'<rect x="{8 + 120 * number}" y="{top + 6}" width="10" height="10" rx="5" fill="{colour}"/>'
+        f'<text x="{22 + 120 * number}" y="{top + 15}">{html.escape(label[:16])}</text>'
         for number, (label, colour) in enumerate(picked[:8])
     )
     return f'<g fill="#24292f">{items}</g>'
@@ -45,6 +46,8 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
     """The picture of ``shown`` (a :class:`gestalt_nb.canvas.snapshot.Shown`) over the nodes of ``subgraph``."""
     width, height = round(shown.width), round(shown.height)
     nodes = shown.nodes
+    legend = _legend(subgraph, nodes, height)
+    total = height + (22 if legend else 0)
 
     def point(node_id: str) -> str:
         x, y, _, _ = nodes[node_id]
@@ -56,20 +59,21 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
             (strong if edge.id in subgraph.highlight_edges else plain).append(f"M{point(edge.source)}L{point(edge.target)}")
     circles, texts = [], []
     for node_id, (x, y, radius, colour) in nodes.items():
-        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{html.escape(node_id, quote=True)}"/>')
+        ring = ' stroke="#24292f" stroke-width="2"' if node_id in subgraph.highlight_nodes else ""
+        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{html.escape(node_id, quote=True)}"{ring}/>')
         node = subgraph.nodes.get(node_id)
         if node is not None and len(nodes) <= CAPTIONS:
             text = caption(node_id, display_properties(node.properties), caption_property)
             text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
-            texts.append(f'<text x="{x + radius + 3:g}" y="{y + 4:g}">{html.escape(text)}</text>')
+            texts.append(f'<text x="{x:g}" y="{y + radius + 11:g}">{html.escape(text)}</text>')  # below: edges run sideways
     body = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
         '<rect width="100%" height="100%" fill="#fff"/>',
         f'<path d="{"".join(plain)}" stroke="{EDGE}" stroke-width="1" fill="none"/>' if plain else "",
         f'<path d="{"".join(strong)}" stroke="{EDGE_HIGHLIGHT}" stroke-width="2.2" fill="none"/>' if strong else "",
         f'<g stroke="#fff" stroke-width="0.8">{"".join(circles)}</g>',
-        f'<g fill="#24292f">{"".join(texts)}</g>',
-        _legend(subgraph, nodes),
+        f'<g fill="#24292f" text-anchor="middle">{"".join(texts)}</g>',
+        legend,
         "</svg>",
     ]
     return "".join(body)
