@@ -71,7 +71,16 @@ def test_a_drawing_too_long_to_write_inline_uses_parameters_and_still_returns_ex
     gestalt_nb.load_nodes(pd.DataFrame({"pid": [f"node-with-a-long-id-{k:04d}" for k in range(count)]}), id="pid", label="Long")
     gestalt_nb.load_edges(pd.DataFrame({"a": [f"node-with-a-long-id-{k:04d}" for k in range(count - 1)],
                                         "b": [f"node-with-a-long-id-{k + 1:04d}" for k in range(count - 1)]}), source="a", target="b", type="LINK")
-    canvas = gestalt_nb.run("MATCH (a:Long)-[r:LINK]->(b:Long) RETURN a, r, b", limit=5000).canvas
+    gestalt_nb.load_edges(pd.DataFrame({"a": ["node-with-a-long-id-0000"] * (count - 2), "b": [f"node-with-a-long-id-{k:04d}" for k in range(2, count)]}),
+                          source="a", target="b", type="STAR")
+    star = gestalt_nb.run("MATCH (a:Long {id: 'node-with-a-long-id-0000'})-[r:STAR]->(b:Long) RETURN a, r, b", limit=5000).canvas
+    query = star.to_cypher()
+    assert query.params and "$n0" in query and len(query) < 200 and query.rows == count - 2, query  # one start node, ids as parameters
+    plan = demo.explain(query, query.params).text()
+    assert "id lookup" in plan and "all-nodes scan" not in plan
+    nodes, edges, result = rerun(demo, query)
+    assert nodes == set(star.subgraph.nodes) and edges == set(star.subgraph.edges) and not result.truncated
+    canvas = gestalt_nb.run("MATCH (a:Long)-[r:LINK]->(b:Long) RETURN a, r, b", limit=5000).canvas  # a chain: ~200 start nodes
     query = canvas.to_cypher()
     assert query.params and len(query) < 1000 and query.rows == count - 1
     nodes, edges, result = rerun(demo, query)

@@ -5,10 +5,13 @@ page last reported hidden. Every relationship pattern is typed (an untyped one r
 per node, see DESIGN.md). Ids are written in their stored form (an integer id ``0`` as
 ``"__lc_int__:0"``, see :mod:`gestalt_nb.ids`), so the query means the same wherever it runs.
 
-GestaltDB's read-only check accepts at most 10,000 characters. While the ids fit, each branch
-starts from one node looked up by id (``MATCH (n {id: ...})-[r:TYPE]->(m) WHERE id(r) IN [...]``).
-A larger drawing gets a short query over parameters ``$nodes`` and ``$edges`` (kept on the returned
-:class:`DrawingQuery`): it is correct at any size, but finds its start nodes by scanning every node.
+Each branch starts from one node looked up by id and reads its drawn relationships by typed
+adjacency (``MATCH (n {id: "alice"})-[r:KNOWS|WORKS_FOR]-(m) WHERE id(r) IN [...]``); the start
+nodes are chosen greedily to cover the relationships, so an exploration needs few. GestaltDB's
+read-only check accepts at most 10,000 characters: when the ids written inline do not fit, the same
+branches take them as parameters (``$n0``, ``$r0`` …, kept on the returned :class:`DrawingQuery`);
+when even that does not fit (hundreds of start nodes) the query reads each type over all nodes
+(``$nodes`` / ``$edges``) — right at any size, but a scan of the whole graph (~27 s at 10k/30k).
 """
 
 from __future__ import annotations
@@ -30,8 +33,27 @@ def _type(name: str) -> str:
     return name if _NAME.match(name) else "`" + name.replace("`", "``") + "`"
 
 
-def _pattern(kind: str) -> str:
-    return f"-[r:{_type(kind)}]->" if kind else "-[r]->"
+def _pattern(kinds: list[str]) -> str:
+    typed = [kind for kind in kinds if kind]
+    return f"-[r:{'|'.join(_type(kind) for kind in typed)}]-" if len(typed) == len(kinds) else "-[r]-"
+
+
+def cover(nodes: list[str], edges: list[Any]) -> dict[str, list[Any]]:
+    """Start nodes and the relationships read from each: greedily the node touching most unread ones,
+    so an exploration (stars around expanded nodes) needs few starts."""
+    touching: dict[str, set[int]] = defaultdict(set)
+    for number, edge in enumerate(edges):
+        touching[edge.source].add(number)
+        touching[edge.target].add(number)
+    left, starts = set(range(len(edges))), {}
+    order = {node_id: number for number, node_id in enumerate(nodes)}
+    while left:
+        best = max(touching, key=lambda node_id: (len(touching[node_id] & left), -order.get(node_id, 0)))
+        mine = sorted(touching[best] & left)
+        starts[best] = [edges[number] for number in mine]
+        left -= set(mine)
+        del touching[best]
+    return starts
 
 
 class DrawingQuery(str):
@@ -64,23 +86,37 @@ def drawn(subgraph: Subgraph, hidden: set[str]) -> tuple[list[str], list[Any]]:
     return nodes, edges
 
 
+def _branches(alone: list[str], starts: dict[str, list[Any]], literal: bool) -> tuple[list[str], dict[str, Any]]:
+    """One branch per start node: ids written inline (``literal``) or as parameters ``$n0``, ``$r0`` …"""
+    params: dict[str, Any] = {}
+
+    def value(name: str, item: Any) -> str:
+        if literal:
+            return json.dumps(item)
+        params[name] = item
+        return "$" + name
+
+    branches = [f"MATCH (n {{id: {value(f'n{k}', node_id)}}}) {_NODE}" for k, node_id in enumerate(alone)]
+    for k, (node_id, edges) in enumerate(starts.items(), start=len(alone)):
+        kinds = sorted({edge.type for edge in edges})
+        branches.append(f"MATCH (n {{id: {value(f'n{k}', node_id)}}}){_pattern(kinds)}(m) "
+                        f"WHERE id(r) IN {value(f'r{k}', [edge.id for edge in edges])} RETURN n, r, m")
+    return branches, params
+
+
 def drawing_query(subgraph: Subgraph, hidden: set[str] | None = None) -> DrawingQuery:
     """The query returning exactly what is drawn (see the module's docstring)."""
     nodes, edges = drawn(subgraph, hidden or set())
     ends = {end for edge in edges for end in (edge.source, edge.target)}
     alone = [node_id for node_id in nodes if node_id not in ends]  # the rest arrive with their relationships
     rows = len(alone) + len(edges)
-    by_start: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for edge in edges:
-        by_start[edge.source, edge.type].append(edge.id)
-    branches = [f"MATCH (n {{id: {json.dumps(node_id)}}}) {_NODE}" for node_id in alone]
-    branches += [
-        f"MATCH (n {{id: {json.dumps(source)}}}){_pattern(kind)}(m) WHERE id(r) IN {json.dumps(ids)} RETURN n, r, m"
-        for (source, kind), ids in by_start.items()
-    ]
-    text = "\nUNION ALL\n".join(branches)
-    if branches and len(text) <= QUERY_CHARS:
-        return DrawingQuery(text, {}, rows)
+    starts = cover(nodes, edges)
+    for literal in (True, False):
+        branches, params = _branches(alone, starts, literal)
+        text = "\nUNION ALL\n".join(branches)
+        if branches and len(text) <= QUERY_CHARS:
+            return DrawingQuery(text, params, rows)
+    # too many start nodes even for parameters: one branch per type over all nodes (a scan)
     branches = [f"MATCH (n) WHERE id(n) IN $nodes {_NODE}"] if alone or not edges else []
-    branches += [f"MATCH (n){_pattern(kind)}(m) WHERE id(r) IN $edges RETURN n, r, m" for kind in sorted({edge.type for edge in edges})]
+    branches += [f"MATCH (n){_pattern([kind])}>(m) WHERE id(r) IN $edges RETURN n, r, m" for kind in sorted({edge.type for edge in edges})]
     return DrawingQuery("\nUNION ALL\n".join(branches), {"nodes": alone, "edges": [edge.id for edge in edges]}, rows)
