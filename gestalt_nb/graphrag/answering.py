@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from ..display import Shown
 from ..errors import GestaltError
-from ..subgraph import Subgraph, edge_from_json, node_from_json
+from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
 from .extraction import MENTIONS
 from .resolution import ALIASES, Resolver, normalise
@@ -98,7 +98,7 @@ def _names(model: Any, question: str, template: str, connection: Any) -> tuple[l
             failure = "the model gave no EntityNames"
     except Exception as exc:  # noqa: BLE001 - fall back to the question's words
         failure = f"the names call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-    from ..planner import broad_entities
+    from ..agents.planner import broad_entities
 
     return broad_entities(connection, question)[:MAX_NAMES], f"{failure}; used the question's words that name a node"
 

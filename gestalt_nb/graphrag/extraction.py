@@ -32,10 +32,10 @@ from langchain_gestaltdb._serialization import normalize
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode, GraphRelationship
 from pydantic import BaseModel, Field, ValidationError, create_model
 
-from .. import names
+from ..graph import names
 from ..display import Shown
 from ..errors import GestaltError
-from ..subgraph import Subgraph, edge_from_json, node_from_json
+from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
 from .resolution import NORM_KEY, Merge, Resolver, normalise
 
@@ -307,7 +307,7 @@ class _Progress:
     """An ipywidgets bar in a kernel, a line on stderr elsewhere (like loading's); silent for one document."""
 
     def __init__(self, total: int, label: str) -> None:
-        from ..loading import _kernel_shell
+        from ..data.loading import _kernel_shell
 
         self.total, self.done, self.label, self.bar = total, 0, label, None
         self.active = total > 1
