@@ -16,5 +16,6 @@ ABOUT = "ABOUT"
 MEMORY_LABELS = frozenset({MEMORY_ITEM, MEMORY_NAMESPACE})
 MEMORY_TYPES = frozenset({IN_NAMESPACE, SUBNAMESPACE_OF, ABOUT})
 
-#: The adapter's link from a source document (``__LangChainSource__``) to what it mentions.
+#: The adapter's source documents, and their link to what they mention.
+SOURCE_LABEL = "__LangChainSource__"
 MENTIONS = "MENTIONS"

@@ -12,7 +12,7 @@ from .. import display
 from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
 from ..graph.schema import SchemaResult
 from ..graphrag.answering import Answer
-from ..graphrag.extraction import ExtractionResult
+from ..graphrag.writing import ExtractionResult
 from ..memory.result import MemoryResult
 from ..feed.live import Live
 from ..graph.neighbourhood import SubgraphResult
