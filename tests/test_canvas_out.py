@@ -15,7 +15,7 @@ import pytest
 
 import gestalt_nb
 from gestalt_nb.errors import GestaltError
-from gestalt_nb.subgraph import Subgraph
+from gestalt_nb.graph.subgraph import Subgraph
 
 from .conftest import run
 from .test_browser import PAYLOADS
@@ -122,7 +122,7 @@ def test_a_malformed_report_is_ignored(shell, demo):
 
 def test_hostile_text_stays_text_in_the_snapshot_and_the_page(shell, demo, tmp_path):
     subgraph = Subgraph(title=PAYLOADS[0])
-    from gestalt_nb.subgraph import Edge, Node
+    from gestalt_nb.graph.subgraph import Edge, Node
 
     subgraph.add_node(Node("anchor", ["Person"], {"name": "anchor"}))
     for number, payload in enumerate(PAYLOADS):

@@ -21,7 +21,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 
 #: The longest query GestaltDB's read-only path accepts.
 QUERY_CHARS = 10_000

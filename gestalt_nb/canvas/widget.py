@@ -20,7 +20,7 @@ import anywidget
 import traitlets
 
 from ..errors import GestaltError
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
 from .snapshot import Shown, svg_of as snapshot_svg

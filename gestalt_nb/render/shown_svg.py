@@ -13,7 +13,7 @@ import html
 from collections import Counter, defaultdict
 from typing import Any
 
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 from . import caption, display_properties
 
 CAPTIONS = 150
