@@ -14,7 +14,8 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..graph.subgraph import Subgraph
-from . import caption, display_properties
+from ..graph.values import display_properties
+from . import caption
 
 CAPTIONS = 150
 CAPTION_CHARS = 32
