@@ -70,7 +70,7 @@ class ExplorerView(View):
 
         self.start_button.on_click(lambda _: self._act(lambda: self.start(self.start_id.value.strip())))
         self.find_button.on_click(lambda _: self._act(self._find))
-        self.expand_button.on_click(lambda _: self._act(lambda: self.expand(list(self.canvas.selected) or None, **self._choices())))
+        self.expand_button.on_click(lambda _: self._act(lambda: self.expand(self.canvas.node_ids(self.canvas.selected) or None, **self._choices())))
         self.expand_all_button.on_click(lambda _: self._act(self.expand_all))
         self.undo_button.on_click(lambda _: self._act(self.undo))
         self.reset_button.on_click(lambda _: self._act(self.reset))
