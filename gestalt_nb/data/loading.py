@@ -58,6 +58,8 @@ class LoadResult:
     seconds: float
     #: What the load said: how ids were stored, and every warning it raised (mixed types, ...).
     notes: list[str] = field(default_factory=list)
+    #: Rows merged into another row's relationship (same id, or same source, type and target): rows = created + updated + unchanged + merged.
+    merged: int = 0
 
     @property
     def rows_per_second(self) -> float:
@@ -66,7 +68,7 @@ class LoadResult:
     def __repr__(self) -> str:
         return (
             f"<LoadResult {self.kind}: {self.rows:,} rows → {self.created:,} created, {self.updated:,} updated, "
-            f"{self.unchanged:,} unchanged in {self.seconds:.2f} s ({self.rows_per_second:,.0f} rows/s)>"
+            f"{self.unchanged:,} unchanged{f', {self.merged:,} merged' if self.merged else ''} in {self.seconds:.2f} s ({self.rows_per_second:,.0f} rows/s)>"
             + "".join(f"\n  note: {note}" for note in self.notes)
         )
 
@@ -511,16 +513,20 @@ def load_edges(
     type: str | None = None,
     type_column: str | None = None,
     id: str | None = None,
+    id_prefix: str | None = None,
     properties: Iterable[str] | None = None,
     directed: bool = True,
 ) -> LoadResult:
     """Create or update one relationship per row between nodes that already exist.
 
     Without ``id``, a relationship is identified by (source, type, target): re-loading updates
-    it, and parallel relationships of one type need an ``id`` column. Ids are stored as given.
-    ``directed=False`` stores one relationship per unordered pair and type: a row (b, a) after
-    (a, b) is merged into it (with a warning); query such graphs with ``-[:T]-``. With the default
-    ``directed=True``, pairs present in both directions are kept as two relationships, with a warning.
+    it, and rows with the same source, type and target are merged into one relationship (counted
+    in ``merged``, with a warning) — give an ``id`` column to keep each row. Ids are stored as
+    given, in one space shared by every relationship type: ``id_prefix="trafo:"`` stores id ``0``
+    as ``"trafo:0"``, so two tables whose ids overlap can both be loaded. ``directed=False``
+    stores one relationship per unordered pair and type: a row (b, a) after (a, b) is merged into
+    it (with a warning); query such graphs with ``-[:T]-``. With the default ``directed=True``,
+    pairs present in both directions are kept as two relationships, with a warning.
     A property column named ``type`` is refused: the relationship type is stored there.
     """
     if (type is None) == (type_column is None):
@@ -537,70 +543,114 @@ def load_edges(
     warn: list[str] = []
     sources, targets = _ids(df, source, warn), _ids(df, target, warn)
     kinds = _kinds(df, type, type_column)
-    if id is not None:
-        given = df[id]
-        empty = given.isna().to_numpy() | (given.astype(str) == "").to_numpy()
-        if empty.any():
-            position = _first(empty)
-            raise GestaltError(f"{_where(position, df.index[position], id)}: the id is empty or missing; every row needs one. Nothing was written.")
-        given_ids = given.tolist() if pd.api.types.infer_dtype(given, skipna=False) == "string" else [str(_item(value)) for value in given.tolist()]
-    else:
-        given_ids = None
+    given_ids = _given_ids(df, id, id_prefix)
     converted, any_missing = _converted_columns(df, columns, warn)
-    edges: dict[str, Edge] = {}
     if directed:
-        # the relationship type goes into each row's properties as they are built
-        rows = _rows([*columns, "type"], [*converted, kinds], len(df), any_missing)
-        keys = list(zip(sources, kinds, targets))
-        edge_ids = given_ids if given_ids is not None else [_edge_id(*key) for key in keys]
-        if len(set(edge_ids)) == len(edge_ids):  # the common case: every row its own relationship
-            edges = {edge_id: Edge(edge_id, start, end, properties=props) for edge_id, start, end, props in zip(edge_ids, sources, targets, rows)}
-        else:
-            for edge_id, start, end, props in zip(edge_ids, sources, targets, rows):
-                previous = edges.get(edge_id)
-                if previous is not None:
-                    props = {**previous.properties, **props}
-                edges[edge_id] = Edge(edge_id, start, end, properties=props)
-        distinct = set(keys)
-        both = sum(1 for start, kind, end in distinct if start < end and (end, kind, start) in distinct)
-        if both:
-            warn.append(
-                f"{both:,} pairs appear in both directions (a→b and b→a), stored as two relationships each, so their "
-                "degrees count twice. If the graph is undirected, load it with directed=False and query with -[:T]-."
-            )
+        rows = _rows([*columns, "type"], [*converted, kinds], len(df), any_missing)  # the type goes into each row's properties
+        edges, merged = _directed_edges(sources, targets, kinds, rows, given_ids, warn)
     else:
-        rows = _rows(columns, converted, len(df), any_missing)
-        pairs: dict[tuple[str, str, str], str] = {}
-        merged = 0
-        for position, (start, end, kind, props) in enumerate(zip(sources, targets, kinds, rows)):
-            pair = (start, end, kind) if start <= end else (end, start, kind)
-            edge_id = pairs.get(pair)
-            if edge_id is None:
-                edge_id = given_ids[position] if given_ids is not None else _edge_id(*pair)
-                pairs[pair] = edge_id
+        edges, merged = _undirected_edges(sources, targets, kinds, _rows(columns, converted, len(df), any_missing), given_ids, warn)
+    if merged:
+        warn.append(_merged_note(merged, len(df), id))
+    db = connection.db
+    _check_endpoints(db, df, source, target, sources, targets)
+    new, changed, unchanged = _against_stored(db, edges, directed)
+    _write(connection, [("put_edges_bulk", new, False), ("put_edges_bulk", changed, True)], len(new) + len(changed), "relationships")
+    _warn(warn)
+    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn, merged)
+
+
+def _given_ids(df: Any, id: str | None, id_prefix: str | None) -> list[str] | None:
+    """The ``id`` column as relationship ids (``id_prefix`` in front), checked; None without one."""
+    if id_prefix is not None and (not isinstance(id_prefix, str) or not id_prefix):
+        raise GestaltError(f"id_prefix must be a non-empty string, not {id_prefix!r}. Nothing was written.")
+    if id is None:
+        if id_prefix is not None:
+            raise GestaltError("id_prefix= prefixes the ids of an id= column; give the column too (id='line_id'). Nothing was written.")
+        return None
+    given = df[id]
+    empty = given.isna().to_numpy() | (given.astype(str) == "").to_numpy()
+    if empty.any():
+        position = _first(empty)
+        raise GestaltError(f"{_where(position, df.index[position], id)}: the id is empty or missing; every row needs one. Nothing was written.")
+    values = given.tolist() if pd.api.types.infer_dtype(given, skipna=False) == "string" else [str(_item(value)) for value in given.tolist()]
+    return [id_prefix + value for value in values] if id_prefix else values
+
+
+def _directed_edges(sources, targets, kinds, rows, given_ids, warn: list[str]) -> tuple[dict[str, Edge], int]:
+    """One relationship per distinct id (given, else per (source, type, target)); how many rows merged."""
+    keys = list(zip(sources, kinds, targets))
+    edge_ids = given_ids if given_ids is not None else [_edge_id(*key) for key in keys]
+    edges: dict[str, Edge] = {}
+    if len(set(edge_ids)) == len(edge_ids):  # the common case: every row its own relationship
+        edges = {edge_id: Edge(edge_id, start, end, properties=props) for edge_id, start, end, props in zip(edge_ids, sources, targets, rows)}
+    else:
+        for edge_id, start, end, props in zip(edge_ids, sources, targets, rows):
             previous = edges.get(edge_id)
             if previous is not None:
-                if (previous.source, previous.target) != (start, end) or given_ids is not None and given_ids[position] != edge_id:
-                    merged += 1
-                start, end, props = previous.source, previous.target, {**previous.properties, **props}
-            props["type"] = kind
+                props = {**previous.properties, **props}
             edges[edge_id] = Edge(edge_id, start, end, properties=props)
-        if merged:
-            warn.append(f"directed=False: {merged:,} rows repeated a pair in the other direction and were merged into one relationship each.")
-    db = connection.db
+    distinct = set(keys)
+    both = sum(1 for start, kind, end in distinct if start < end and (end, kind, start) in distinct)
+    if both:
+        warn.append(
+            f"{both:,} pairs appear in both directions (a→b and b→a), stored as two relationships each, so their "
+            "degrees count twice. If the graph is undirected, load it with directed=False and query with -[:T]-."
+        )
+    return edges, len(rows) - len(edges)
+
+
+def _undirected_edges(sources, targets, kinds, rows, given_ids, warn: list[str]) -> tuple[dict[str, Edge], int]:
+    """One relationship per unordered pair and type; rows repeating a pair are merged (how many, returned)."""
+    edges: dict[str, Edge] = {}
+    pairs: dict[tuple[str, str, str], str] = {}
+    reversed_rows = 0
+    for position, (start, end, kind, props) in enumerate(zip(sources, targets, kinds, rows)):
+        pair = (start, end, kind) if start <= end else (end, start, kind)
+        edge_id = pairs.get(pair)
+        if edge_id is None:
+            edge_id = given_ids[position] if given_ids is not None else _edge_id(*pair)
+            pairs[pair] = edge_id
+        previous = edges.get(edge_id)
+        if previous is not None:
+            if (previous.source, previous.target) != (start, end) or given_ids is not None and given_ids[position] != edge_id:
+                reversed_rows += 1
+            start, end, props = previous.source, previous.target, {**previous.properties, **props}
+        props["type"] = kind
+        edges[edge_id] = Edge(edge_id, start, end, properties=props)
+    if reversed_rows:
+        warn.append(f"directed=False: {reversed_rows:,} rows repeated a pair in the other direction and were merged into one relationship each.")
+    return edges, len(rows) - len(edges) - reversed_rows
+
+
+def _merged_note(merged: int, rows: int, id: str | None) -> str:
+    same = f"the same id in '{id}'" if id is not None else "the same source, type and target"
+    keep = (
+        "Give each row its own id to keep them apart." if id is not None
+        else "To keep each row as its own relationship (parallel lines), load with an id column: id='line_id'."
+    )
+    return f"{merged:,} of {rows:,} rows were merged into the relationship of an earlier row with {same} (later values win). {keep}"
+
+
+def _check_endpoints(db: Any, df: Any, source: str, target: str, sources: list[str], targets: list[str]) -> None:
     endpoints = list(dict.fromkeys([*sources, *targets]))
     present = _existing(db, [node_id.encode("utf-8") for node_id in endpoints], "Node")
     missing = [node_id for node_id in endpoints if node_id.encode("utf-8") not in present]
-    if missing:
-        first = missing[0]
-        column, values = (source, sources) if first in set(sources) else (target, targets)
-        position = values.index(first)
-        more = f" ({len(missing)} missing endpoints in all)" if len(missing) > 1 else ""
-        shown = first.split(":", 1)[1] if first.startswith("__lc_int__:") else repr(first)
-        raise GestaltError(
-            f"{_where(position, df.index[position], column)}: {shown} is not a node in the graph{_missing_endpoint(db, first)}{more}. "
-            "Load the nodes first; nothing was written."
-        )
+    if not missing:
+        return
+    first = missing[0]
+    column, values = (source, sources) if first in set(sources) else (target, targets)
+    position = values.index(first)
+    more = f" ({len(missing)} missing endpoints in all)" if len(missing) > 1 else ""
+    shown = first.split(":", 1)[1] if first.startswith("__lc_int__:") else repr(first)
+    raise GestaltError(
+        f"{_where(position, df.index[position], column)}: {shown} is not a node in the graph{_missing_endpoint(db, first)}{more}. "
+        "Load the nodes first; nothing was written."
+    )
+
+
+def _against_stored(db: Any, edges: dict[str, Edge], directed: bool) -> tuple[list[Edge], list[Edge], int]:
+    """The relationships to create, those to update and how many are unchanged; an id that would move is refused."""
     existing = _existing(db, [edge.get_id_bytes for edge in edges.values()], "Edge")
     new, changed, unchanged = [], [], 0
     for edge in edges.values():
@@ -613,16 +663,15 @@ def load_edges(
         if not same or old.get_type != edge.get_type:
             raise GestaltError(
                 f"Relationship id {edge.get_id!r} already joins {old.source} -[:{old.get_type}]-> {old.target}; "
-                "an id cannot change its endpoints or type. Nothing was written."
+                "an id cannot change its endpoints or type, and ids share one space across relationship types. "
+                f"If this table's ids overlap another's, give them a prefix: id_prefix='{edge.get_type.lower()}:'. Nothing was written."
             )
         edge = Edge(edge.get_id, old.source, old.target, properties={**old.properties, **edge.properties})
         if db.serialize_edge_value(edge) == raw:
             unchanged += 1
         else:
             changed.append(edge)
-    _write(connection, [("put_edges_bulk", new, False), ("put_edges_bulk", changed, True)], len(new) + len(changed), "relationships")
-    _warn(warn)
-    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn)
+    return new, changed, unchanged
 
 
 def load_graph_documents(connection: Connection, documents: Iterable[Any], *, include_source: bool = False) -> LoadResult:
