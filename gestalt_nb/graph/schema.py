@@ -1,8 +1,11 @@
-"""What is in the graph: the adapter's bounded schema sample, drawn as a meta-graph.
+"""What is in the graph: every label and relationship type, their properties sampled, drawn as a meta-graph.
 
-The schema is the adapter's own (``GestaltDBGraph.get_structured_schema``, the same object its
-``GestaltDBSchemaTool`` gives an agent): a *sample* of at most N nodes and M edges unless asked
-to be exhaustive. Counts beside it are totals per label and per relationship type, read from
+The lists of labels and relationship types are complete: read from GestaltDB's label and type
+indexes (:mod:`gestalt_nb.graph.catalog`, one seek per name). Properties and the label pairs a
+type joins are discovered from a sample: the adapter's own (``GestaltDBGraph.get_structured_schema``,
+the same object its ``GestaltDBSchemaTool`` gives an agent: at most N nodes and M edges in key
+order unless asked to be exhaustive), plus up to ``PER_NAME`` nodes of each label and
+relationships of each type that sample did not reach. Counts beside it are totals per label and per relationship type, read from
 GestaltDB's label and type indexes, bounded: counting stops after ``COUNT_BOUND`` entries ("> N")
 unless exhaustive, because GestaltDB keeps no cheap totals. They are not per label pair.
 """
@@ -11,13 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+import copy
+from collections import defaultdict
 from itertools import islice
 from typing import Any, TYPE_CHECKING
 
 from langchain_gestaltdb import GestaltDBGraph
+from langchain_gestaltdb._schema import _type_name  # the adapter's own names for property types
 
 from ..display import Shown
 from ..errors import GestaltError
+from . import catalog
 from .subgraph import Edge, Node, Subgraph
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -28,6 +35,8 @@ DEFAULT_NODES = 100
 DEFAULT_EDGES = 100
 #: Label and type counts read at most this many index entries unless exhaustive.
 COUNT_BOUND = 10_000
+#: For each label or type the adapter's sample missed: nodes / relationships read for its properties.
+PER_NAME = 20
 
 
 @dataclass(eq=False)
@@ -71,14 +80,23 @@ class SchemaResult(Shown):
         inspected = f"{meta.get('inspected_nodes', 0):,} nodes and {meta.get('inspected_edges', 0):,} relationships"
         if limits == (None, None):
             return f"Exhaustive schema: every node and relationship was inspected ({inspected})."
-        text = f"Schema sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)."
+        added = meta.get("from_indexes") or []
+        complete = meta.get("complete_lists", False)
+        text = (
+            "Labels and relationship types are complete (read from the label and type indexes); "
+            if complete else "Labels and relationship types come from the sample (this backend has no index listing); "
+        )
+        text += f"properties and the labels each type joins are sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)"
+        if added:
+            text += f", plus up to {PER_NAME} of each label or type outside that sample ({', '.join(added[:8])}{', …' if len(added) > 8 else ''})"
+        text += "."
         if self.at_bound:
             text += (
                 f" Counts stop at {self.count_bound:,} per label and type so the schema stays cheap on big graphs "
                 "(shown as > N); --exhaustive counts exactly (a full index scan)."
             )
         if meta.get("truncated"):
-            text += " The graph is larger than the sample: labels, properties or relationship types outside it are not shown. Use --nodes/--edges or --exhaustive to inspect more."
+            text += " The graph is larger than the sample: properties seen on no sampled node or relationship are not shown. Use --nodes/--edges or --exhaustive to inspect more."
         else:
             text += " The whole graph fit in the sample."
         return text
@@ -177,7 +195,7 @@ def schema(
         graph = connection.graph
         if refresh:
             graph.refresh_schema()
-    structured = graph.get_structured_schema
+    structured = graph.get_structured_schema if exhaustive else _complete(graph.get_structured_schema, db)
     labels = set(structured.get("node_props", {})) - {"__unlabeled__"}
     types = {rel["type"] for rel in structured.get("relationships", [])} - {"__untyped__"}
     bound = None if exhaustive else COUNT_BOUND
@@ -190,3 +208,45 @@ def schema(
 def _count(keys: Any, bound: int | None) -> int:
     """How many keys an index iterator yields, reading at most ``bound + 1`` (None: all); above the bound, ``bound + 1``."""
     return sum(1 for _ in (keys if bound is None else islice(keys, bound + 1)))
+
+
+
+def _complete(sampled: dict[str, Any], db: Any) -> dict[str, Any]:
+    """The adapter's sample (a copy) with every label and type it missed, their properties sampled from their indexes."""
+    out = copy.deepcopy(sampled)
+    meta = out.setdefault("metadata", {})
+    meta["complete_lists"] = catalog.complete(db)
+    if not catalog.complete(db):
+        return out
+    node_props, rel_props, relationships = out.setdefault("node_props", {}), out.setdefault("rel_props", {}), out.setdefault("relationships", [])
+    added = []
+    for label in catalog.labels(db):
+        if label not in node_props:
+            nodes = (db.get_node(key) for key in islice(db.iter_node_ids_by_label(label), PER_NAME))
+            node_props[label] = _properties(node.properties for node in nodes if node is not None)
+            added.append(label)
+    known = {rel["type"] for rel in relationships} | set(rel_props)
+    for kind in catalog.relationship_types(db):
+        if kind in known:
+            continue
+        edges = [edge for edge in (db.get_edge(key) for key in islice(db.iter_edge_ids_by_type(kind), PER_NAME)) if edge is not None]
+        rel_props[kind] = _properties({k: v for k, v in edge.properties.items() if k != "type"} for edge in edges)
+        pairs = {(start, end) for edge in edges for start in _labels(db, edge.source) for end in _labels(db, edge.target)}
+        relationships.extend({"start": start, "type": kind, "end": end} for start, end in sorted(pairs))
+        added.append(kind)
+    meta["from_indexes"] = added
+    return out
+
+
+def _properties(items: Any) -> list[dict[str, str]]:
+    """Property names and type names (as the adapter writes them) over some nodes' or relationships' properties."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for properties in items:
+        for name, value in properties.items():
+            found[name].add(_type_name(value))
+    return [{"property": name, "type": " | ".join(sorted(kinds))} for name, kinds in sorted(found.items())]
+
+
+def _labels(db: Any, node_id: Any) -> tuple[str, ...]:
+    node = db.get_node(node_id.encode("utf-8") if isinstance(node_id, str) else node_id)
+    return tuple(node.labels) if node is not None and node.labels else ("__unlabeled__",)
