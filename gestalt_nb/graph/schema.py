@@ -48,6 +48,10 @@ class SchemaResult(Shown):
     #: Counts stop above this many (None: exact, from --exhaustive); names in ``at_bound`` have more.
     count_bound: int | None = None
     at_bound: set[str] = field(default_factory=set)
+    #: Labels and types are listed from the indexes (else from the sample: a backend without that listing).
+    complete_lists: bool = False
+    #: Labels and types the adapter's sample missed, added from the indexes (their properties from ``PER_NAME`` of each).
+    from_indexes: list[str] = field(default_factory=list)
 
     def count_text(self, name: str, counts: dict[str, int]) -> Any:
         """A count for display: the number, or "> N" when counting stopped at the bound."""
@@ -80,8 +84,7 @@ class SchemaResult(Shown):
         inspected = f"{meta.get('inspected_nodes', 0):,} nodes and {meta.get('inspected_edges', 0):,} relationships"
         if limits == (None, None):
             return f"Exhaustive schema: every node and relationship was inspected ({inspected})."
-        added = meta.get("from_indexes") or []
-        complete = meta.get("complete_lists", False)
+        added, complete = self.from_indexes, self.complete_lists
         text = (
             "Labels and relationship types are complete (read from the label and type indexes); "
             if complete else "Labels and relationship types come from the sample (this backend has no index listing); "
@@ -195,14 +198,18 @@ def schema(
         graph = connection.graph
         if refresh:
             graph.refresh_schema()
-    structured = graph.get_structured_schema if exhaustive else _complete(graph.get_structured_schema, db)
+    sampled = graph.get_structured_schema
+    structured, added = (sampled, []) if exhaustive else _completed(sampled, db) if graph is connection.graph else _complete(sampled, db)
     labels = set(structured.get("node_props", {})) - {"__unlabeled__"}
     types = {rel["type"] for rel in structured.get("relationships", [])} - {"__untyped__"}
     bound = None if exhaustive else COUNT_BOUND
     label_counts = {label: _count(db.iter_node_ids_by_label(label), bound) for label in sorted(labels)}
     type_counts = {kind: _count(db.iter_edge_ids_by_type(kind), bound) for kind in sorted(types)}
     at_bound = {name for name, count in (*label_counts.items(), *type_counts.items()) if bound is not None and count > bound}
-    return SchemaResult(structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound)
+    return SchemaResult(
+        structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound,
+        complete_lists=exhaustive or catalog.complete(db), from_indexes=added,
+    )
 
 
 def _count(keys: Any, bound: int | None) -> int:
@@ -211,31 +218,41 @@ def _count(keys: Any, bound: int | None) -> int:
 
 
 
-def _complete(sampled: dict[str, Any], db: Any) -> dict[str, Any]:
-    """The adapter's sample (a copy) with every label and type it missed, their properties sampled from their indexes."""
-    out = copy.deepcopy(sampled)
-    meta = out.setdefault("metadata", {})
-    meta["complete_lists"] = catalog.complete(db)
+#: The completed schema per database and adapter sample: listed once, until the sample is refreshed.
+_COMPLETED: dict[int, tuple[Any, dict[str, Any], dict[str, Any], list[str]]] = {}
+
+
+def _completed(sampled: dict[str, Any], db: Any) -> tuple[dict[str, Any], list[str]]:
+    """``_complete`` once per adapter sample, so %gschema shows one consistent picture until --refresh."""
+    cached = _COMPLETED.get(id(db))
+    if cached is None or cached[0] is not db or cached[1] != sampled:
+        if len(_COMPLETED) > 16:
+            _COMPLETED.clear()
+        cached = _COMPLETED[id(db)] = (db, sampled, *_complete(sampled, db))
+    return cached[2], cached[3]
+
+
+def _complete(sampled: dict[str, Any], db: Any) -> tuple[dict[str, Any], list[str]]:
+    """The adapter's sample with every label and type it missed (their properties sampled from their
+    indexes), and the names added; the sample itself, unchanged, when it missed none."""
     if not catalog.complete(db):
-        return out
+        return sampled, []
+    labels = [label for label in catalog.labels(db) if label not in sampled.get("node_props", {})]
+    known = {rel["type"] for rel in sampled.get("relationships", [])} | set(sampled.get("rel_props", {}))
+    kinds = [kind for kind in catalog.relationship_types(db) if kind not in known]
+    if not labels and not kinds:
+        return sampled, []
+    out = copy.deepcopy(sampled)
     node_props, rel_props, relationships = out.setdefault("node_props", {}), out.setdefault("rel_props", {}), out.setdefault("relationships", [])
-    added = []
-    for label in catalog.labels(db):
-        if label not in node_props:
-            nodes = (db.get_node(key) for key in islice(db.iter_node_ids_by_label(label), PER_NAME))
-            node_props[label] = _properties(node.properties for node in nodes if node is not None)
-            added.append(label)
-    known = {rel["type"] for rel in relationships} | set(rel_props)
-    for kind in catalog.relationship_types(db):
-        if kind in known:
-            continue
+    for label in labels:
+        nodes = (db.get_node(key) for key in islice(db.iter_node_ids_by_label(label), PER_NAME))
+        node_props[label] = _properties(node.properties for node in nodes if node is not None)
+    for kind in kinds:
         edges = [edge for edge in (db.get_edge(key) for key in islice(db.iter_edge_ids_by_type(kind), PER_NAME)) if edge is not None]
         rel_props[kind] = _properties({k: v for k, v in edge.properties.items() if k != "type"} for edge in edges)
         pairs = {(start, end) for edge in edges for start in _labels(db, edge.source) for end in _labels(db, edge.target)}
         relationships.extend({"start": start, "type": kind, "end": end} for start, end in sorted(pairs))
-        added.append(kind)
-    meta["from_indexes"] = added
-    return out
+    return out, [*labels, *kinds]
 
 
 def _properties(items: Any) -> list[dict[str, str]]:
