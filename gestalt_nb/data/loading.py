@@ -1,51 +1,32 @@
 """Load pandas DataFrames (and graph documents) fast, atomically, with progress.
 
-Every column is converted and checked (column-wise) before anything is written; then one backend
+Every column is converted and checked (column-wise, :mod:`.columns`) before anything is written; then one backend
 transaction writes the whole load through GestaltDB's bulk APIs: ONE ``put_nodes`` call, and ONE
 ``put_edges_bulk`` call for a load's new relationships (another for changed ones). A failure at any point — a bad value, an edge to a node that
 does not exist, a full LMDB map — leaves the database as it was, and the error names the row and
 the column. Re-loading merges: properties are updated (incoming values win), labels are added,
-rows identical to what is stored are skipped.
+rows identical to what is stored are skipped. The transaction and progress bar are :mod:`.writes`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
-import sys
 import time
-import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
 from typing import Any, TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 from gestaltdb.graphdb import Edge, Node
-from gestaltdb.temporal import (
-    TemporalDate,
-    TemporalDuration,
-    TemporalInstant,
-    TemporalLocalDateTime,
-)
 from langchain_gestaltdb import GestaltDBGraph
 
-# The adapter's own id rule (integers become "__lc_int__:N", "__lc_"-prefixed strings are hashed),
-# so a frame and add_graph_documents name the same entity the same way.
-from langchain_gestaltdb._ingestion import entity_id
-
-from ..errors import GestaltError, GestaltWarning, storage_problem
-from ..graph.names import keyed
+from ..errors import GestaltError, storage_problem
+from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
+from .writes import _existing, _warn, _write
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
-
-#: Keys read per lookup call when checking what already exists. Writes are never chunked.
-CHUNK = 5000
-#: Loads with at least this many rows show a progress bar.
-PROGRESS_FROM = 5000
 
 
 @dataclass
@@ -58,7 +39,8 @@ class LoadResult:
     seconds: float
     #: What the load said: how ids were stored, and every warning it raised (mixed types, ...).
     notes: list[str] = field(default_factory=list)
-    #: Rows merged into another row's relationship (same id, or same source, type and target): rows = created + updated + unchanged + merged.
+    #: Rows merged into an earlier row's node or relationship (same id; for relationships without ids, same
+    #: source, type and target): rows = created + updated + unchanged + merged.
     merged: int = 0
 
     @property
@@ -71,330 +53,6 @@ class LoadResult:
             f"{self.unchanged:,} unchanged{f', {self.merged:,} merged' if self.merged else ''} in {self.seconds:.2f} s ({self.rows_per_second:,.0f} rows/s)>"
             + "".join(f"\n  note: {note}" for note in self.notes)
         )
-
-
-# -- values ---------------------------------------------------------------------------
-class _Absent:
-    """Marks a missing value (None, NaN, NaT): the property is left out."""
-
-
-ABSENT = _Absent()
-
-
-def convert(value: Any) -> Any:
-    """A DataFrame cell as a GestaltDB property value; ``ABSENT`` for missing; TypeError if unstorable."""
-    if value is None:
-        return ABSENT
-    if isinstance(value, bool):
-        return value
-    if hasattr(value, "item") and type(value).__module__ == "numpy":  # numpy scalars
-        if hasattr(value, "shape") and value.shape:  # arrays
-            return [_item(item) for item in value.tolist()]
-        value = value.item()
-    if isinstance(value, float):
-        return ABSENT if math.isnan(value) else _finite(value)
-    if isinstance(value, (int, str)):
-        return value
-    if type(value).__name__ in ("NaTType", "NAType"):
-        return ABSENT
-    if isinstance(value, datetime):  # includes pandas.Timestamp
-        plain = value.to_pydatetime() if hasattr(value, "to_pydatetime") else value
-        return TemporalInstant.from_datetime(plain) if plain.tzinfo else TemporalLocalDateTime(plain)
-    if isinstance(value, date):
-        return TemporalDate(value)
-    if isinstance(value, timedelta):
-        plain = value.to_pytimedelta() if hasattr(value, "to_pytimedelta") else value
-        return TemporalDuration.from_timedelta(plain)
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
-        return [_item(item) for item in list(value)]
-    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
-        return {key: _item(item) for key, item in value.items()}
-    raise TypeError(f"cannot store a {type(value).__name__}")
-
-
-def _item(value: Any) -> Any:
-    converted = convert(value)
-    return None if converted is ABSENT else converted
-
-
-def _finite(value: float) -> float:
-    if math.isinf(value):
-        raise TypeError("cannot store an infinite float")
-    return value
-
-
-def _where(position: int, index: Any, column: str) -> str:
-    if hasattr(index, "item") and type(index).__module__ == "numpy":
-        index = index.item()
-    shown = f"row {position}" if index == position else f"row {position} (index {index!r})"
-    return f"{shown}, column '{column}'"
-
-
-def _columns(df: Any, wanted: dict[str, str | None]) -> None:
-    missing = [f"{option}={name!r}" for option, name in wanted.items() if name is not None and name not in df.columns]
-    if missing:
-        raise GestaltError(f"No such column: {', '.join(missing)}. The frame has: {', '.join(map(str, df.columns))}.")
-
-
-def _properties(df: Any, properties: Iterable[str] | None, used: set[str]) -> list[str]:
-    if properties is None:
-        return [str(column) for column in df.columns if column not in used]
-    chosen = list(properties)
-    _columns(df, {f"properties[{name!r}]": name for name in chosen})
-    return chosen
-
-
-def _id(value: Any, where: str) -> str:
-    if value is None or type(value).__name__ == "NAType" or (isinstance(value, float) and math.isnan(value)) or value == "":
-        raise GestaltError(f"{where}: the id is empty or missing; every row needs one. Nothing was written.")
-    if hasattr(value, "item") and type(value).__module__ == "numpy":
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)  # integer ids in a float column (NaN elsewhere made pandas upcast)
-    if not isinstance(value, (str, int)) or isinstance(value, bool):
-        raise GestaltError(f"{where}: ids must be strings or integers, not {type(value).__name__}. Nothing was written.")
-    return entity_id(value)
-
-
-def _first(mask: Any) -> int:
-    return int(np.flatnonzero(np.asarray(mask, dtype=bool))[0])
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float, np.number)):
-        return "number"
-    return "list" if isinstance(value, (list, tuple, np.ndarray)) else type(value).__name__
-
-
-def _mixed(series: Any) -> list[str]:
-    """The kinds of scalar value in a column that holds more than one (text beside numbers, ...)."""
-    if series.dtype != object or pd.api.types.infer_dtype(series, skipna=True) not in ("mixed", "mixed-integer"):
-        return []
-    kinds = sorted({_kind(value) for value in series.tolist() if value is not None and value is not pd.NA and not (isinstance(value, float) and math.isnan(value))} - {"list", "dict"})
-    return kinds if len(kinds) > 1 else []
-
-
-def _converted_columns(df: Any, columns: list[str], warn: list[str]) -> tuple[list[list[Any]], bool]:
-    """Each property column as storable values (``ABSENT`` where missing), converted column by column.
-
-    Returns the columns and whether any value is missing. Integer and boolean columns need no
-    conversion (nullable ``Int64``/``boolean`` keep their type, ``pd.NA`` is left out); float
-    columns a vectorised NaN/inf check; everything else goes through :func:`convert`. A value that
-    cannot be stored names its row and column; a column of mixed types adds a warning.
-    """
-    converted, any_missing = [], False
-    for column in columns:
-        series = df[column]
-        kind = series.dtype.kind
-        if kind in "iub" and series.dtype != object:
-            if isinstance(series.dtype, np.dtype):
-                values = series.tolist()
-            else:  # a nullable pandas dtype (Int64, boolean): pd.NA means "left out"
-                missing = series.isna().to_numpy()
-                values = series.astype(object).tolist()
-                if missing.any():
-                    any_missing = True
-                    values = [ABSENT if gap else value for value, gap in zip(values, missing)]
-            converted.append(values)
-        elif kind == "f":
-            array = series.to_numpy(dtype=float, na_value=np.nan)
-            infinite = np.isinf(array)
-            if infinite.any():
-                position = _first(infinite)
-                raise GestaltError(
-                    f"{_where(position, df.index[position], column)}: cannot store an infinite float ({array[position]}); "
-                    "replace it (e.g. df.replace([np.inf, -np.inf], np.nan)). Nothing was written."
-                )
-            missing = np.isnan(array)
-            values = array.tolist()
-            if missing.any():
-                any_missing = True
-                values = [ABSENT if gap else value for value, gap in zip(values, missing)]
-            converted.append(values)
-        else:
-            kinds = _mixed(series)
-            if kinds:
-                warn.append(
-                    f"Column '{column}' mixes types ({', '.join(kinds)}); they are stored as given, but comparing "
-                    "or sorting on it in Cypher fails at query time. Convert it first (e.g. .astype(str))."
-                )
-            out = []
-            for position, value in enumerate(series.tolist()):
-                try:
-                    item = convert(value)
-                except TypeError as exc:
-                    raise GestaltError(f"{_where(position, df.index[position], column)}: {exc}. Nothing was written.") from None
-                any_missing = any_missing or item is ABSENT
-                out.append(item)
-            converted.append(out)
-    return converted, any_missing
-
-
-def _rows(columns: list[str], converted: list[list[Any]], rows: int, any_missing: bool) -> list[dict[str, Any]]:
-    """One property dict per row (missing values left out), built from the converted columns."""
-    if not columns:
-        return [{} for _ in range(rows)]
-    if not any_missing:
-        return [dict(zip(columns, values)) for values in zip(*converted)]
-    return [{name: value for name, value in zip(columns, values) if value is not ABSENT} for values in zip(*converted)]
-
-
-def _ids(df: Any, column: str, warn: list[str] | None = None) -> list[str]:
-    """The column as stored ids, checked column-wise; missing ids name their row and column."""
-    series = df[column]
-    missing = series.isna().to_numpy()
-    if missing.any():
-        position = _first(missing)
-        raise GestaltError(f"{_where(position, df.index[position], column)}: the id is empty or missing; every row needs one. Nothing was written.")
-    kind = series.dtype.kind
-    if kind in "iu" and series.dtype != object:
-        return [f"__lc_int__:{value}" for value in series.astype(object).tolist()]
-    if kind == "f":
-        array = series.to_numpy(dtype=float)
-        fractional = array != np.floor(array)
-        if fractional.any():
-            position = _first(fractional)
-            raise GestaltError(f"{_where(position, df.index[position], column)}: ids must be strings or integers, not {array[position]!r}. Nothing was written.")
-        return [f"__lc_int__:{int(value)}" for value in array.tolist()]
-    values = series.tolist()
-    if pd.api.types.infer_dtype(series, skipna=False) == "string":
-        bad = (series == "") | series.str.startswith("__lc_")
-        if not bad.any():
-            return values  # the common case, same answer as entity_id
-    ids = [_id(value, _where(position, df.index[position], column)) for position, value in enumerate(values)]
-    if warn is not None and pd.api.types.infer_dtype(series, skipna=False) == "mixed-integer":
-        numbers = {str(value) for value in values if isinstance(value, (int, np.integer)) and not isinstance(value, bool)}
-        texts = {value for value in values if isinstance(value, str)}
-        clash = sorted(numbers & texts)
-        both = f": {clash[0]} (integer) and '{clash[0]}' (text) are two different nodes" if clash else ""
-        warn.append(
-            f"Column '{column}' mixes integer and text ids{both}. Integers are stored as '__lc_int__:N', text as given; "
-            f"convert the column to one type first (e.g. df['{column}'].astype(str))."
-        )
-    return ids
-
-
-# -- progress ------------------------------------------------------------------------
-class _Progress:
-    """An ipywidgets bar inside a kernel, a text line on stderr elsewhere; silent for small loads."""
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total, self.done, self.label, self.bar = total, 0, label, None
-        self.active = total >= PROGRESS_FROM
-        if not self.active:
-            return
-        shell = _kernel_shell()
-        if shell is not None:
-            import ipywidgets as w
-            from IPython.display import display
-
-            self.bar = w.IntProgress(value=0, max=total, description=label)
-            self.text = w.Label()
-            display(w.HBox([self.bar, self.text]))
-
-    def update(self, rows: int) -> None:
-        self.done += rows
-        if not self.active:
-            return
-        if self.bar is not None:
-            self.bar.value = self.done
-            self.text.value = f"{self.done:,} / {self.total:,}"
-        else:
-            print(f"\r{self.label}: {self.done:,} / {self.total:,} rows", end="", file=sys.stderr)
-
-    def finish(self, seconds: float) -> None:
-        if not self.active:
-            return
-        rate = f"{self.total / seconds:,.0f} rows/s" if seconds else ""
-        if self.bar is not None:
-            self.text.value = f"{self.total:,} rows in {seconds:.2f} s ({rate})"
-        else:
-            print(f"\r{self.label}: {self.total:,} rows in {seconds:.2f} s ({rate})", file=sys.stderr)
-
-
-def _kernel_shell() -> Any:
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    shell = get_ipython()
-    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
-
-
-# -- writing -------------------------------------------------------------------------
-def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
-    """After GestaltDB refused an index key: the row value that is the likeliest cause, named."""
-    longest: tuple[int, str, str] | None = None
-    for item in items:
-        for name in indexed & set(item.properties):
-            value = item.properties[name]
-            size = len(value.encode("utf-8")) if isinstance(value, str) else len(json.dumps(value, default=str))
-            if longest is None or size > longest[0]:
-                longest = (size, item.get_id, name)
-    if longest is None:
-        return None
-    size, entity, name = longest
-    return (
-        f"{entity!r}, column '{name}': a {size:,}-byte value is too long for the property index on '{name}' "
-        "(GestaltDB's index keys are limited to 511 bytes). Shorten such values or load them under an unindexed column."
-    )
-
-
-def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
-    """Run every (method, items, extra) write step in one transaction, each step as ONE bulk call.
-
-    Chunking would cost: every ``put_edges_bulk`` call re-reads and re-writes the adjacency of each
-    node it touches. The progress bar moves once per step (conversion is done before it starts).
-    """
-    db = connection.db
-    progress = _Progress(total, label)
-    started = time.perf_counter()
-    try:
-        with db.transaction() as tx:
-            for method, items, extra in steps:
-                if not items:
-                    continue
-                if method == "put_nodes":
-                    tx.put_nodes(keyed(tx, items))
-                else:
-                    tx.put_edges_bulk(items, check_existing=extra)
-                progress.update(len(items))
-    except Exception as exc:
-        if type(exc).__name__ == "MapFullError":
-            raise GestaltError(
-                "The database is full (LMDB map size reached); the load was rolled back and nothing was written. "
-                "Close it and reopen with a larger map: %gestalt open PATH --map-size 16GiB."
-            ) from exc
-        cause = None
-        if "index key exceeds" in str(exc):
-            indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
-            cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
-        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
-        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
-    seconds = time.perf_counter() - started
-    progress.finish(seconds)
-    connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
-    if total: connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)  # noqa: E701
-    return seconds
-
-
-def _existing(db: Any, keys: list[bytes], kind: str) -> dict[bytes, bytes]:
-    if kind == "Edge" and next(iter(db.iter_edge_ids(num_edges=1)), None) is None:
-        return {}  # no relationships stored yet: nothing to merge with, skip the lookups
-    if kind == "Node" and next(iter(db.get_node_keys_generator(num_nodes=1)), None) is None:
-        return {}
-    getter = db.store.get_nodes_bulk if kind == "Node" else db.store.get_edges_bulk
-    found = {}
-    for offset in range(0, len(keys), CHUNK):
-        found.update(getter(keys[offset : offset + CHUNK]))
-    return found
-
-
-def _warn(messages: list[str]) -> None:
-    for message in messages:
-        warnings.warn(message, GestaltWarning, stacklevel=3)
 
 
 def load_nodes(
@@ -421,22 +79,38 @@ def load_nodes(
     columns = _properties(df, properties, {id, label_column} - {None})
     started = time.perf_counter()
     warn: list[str] = []
-    notes: list[str] = []
     ids = _ids(df, id, warn)
-    integer_ids = bool(ids) and ids[0].startswith("__lc_int__:")
-    if integer_ids:
-        keep = keep_id if keep_id is not None else id != "id"
-        if keep and id not in columns:
-            columns = [*columns, id]
-        kept = f"; the number is also kept as the property '{id}'" if keep and id in columns else ""
-        notes.append(
-            f"Integer ids are stored as '__lc_int__:N' (the adapter's rule){kept}. %gexplore, --seed-ids, shortest_path "
-            f"and Cypher literals such as {{id: {ids[0].split(':', 1)[1]}}} or id(n) = {ids[0].split(':', 1)[1]} accept the number as written."
-        )
+    columns, notes = _integer_ids(ids, id, keep_id, columns)
+    converted, any_missing = _converted_columns(df, columns, warn)
+    nodes = _nodes(df, ids, _rows(columns, converted, len(df), any_missing), label, label_column)
+    merged = len(df) - len(nodes)
+    if merged:
+        notes.append(f"{merged:,} of {len(df):,} rows repeated an id in '{id}' and were merged into that node (labels added, later values win).")
+    writes, updated, unchanged = _nodes_against_stored(connection.db, nodes)
+    _write(connection, [("put_nodes", writes, None)], len(writes), "nodes")
+    _warn(warn)
+    return LoadResult("nodes", len(df), len(writes) - updated, updated, unchanged, time.perf_counter() - started, [*notes, *warn], merged)
+
+
+def _integer_ids(ids: list[str], id: str, keep_id: bool | None, columns: list[str]) -> tuple[list[str], list[str]]:
+    """The property columns (the id column added when its integers are kept) and the note saying how integer ids are stored."""
+    if not ids or not ids[0].startswith("__lc_int__:"):
+        return columns, []
+    keep = keep_id if keep_id is not None else id != "id"
+    if keep and id not in columns:
+        columns = [*columns, id]
+    kept = f"; the number is also kept as the property '{id}'" if keep and id in columns else ""
+    number = ids[0].split(":", 1)[1]
+    return columns, [
+        f"Integer ids are stored as '__lc_int__:N' (the adapter's rule){kept}. %gexplore, --seed-ids, shortest_path "
+        f"and Cypher literals such as {{id: {number}}} or id(n) = {number} accept the number as written."
+    ]
+
+
+def _nodes(df: Any, ids: list[str], rows: list[dict[str, Any]], label: str | None, label_column: str | None) -> dict[str, Node]:
+    """One node per distinct id; a repeated id merges into the earlier row's node (labels added, later values win)."""
     label_values = df[label_column].tolist() if label_column is not None else None
     plain_labels = label_column is not None and pd.api.types.infer_dtype(df[label_column], skipna=False) == "string" and not (df[label_column] == "").any()
-    converted, any_missing = _converted_columns(df, columns, warn)
-    rows = _rows(columns, converted, len(df), any_missing)
     nodes: dict[str, Node] = {}
     for position, (node_id, props) in enumerate(zip(ids, rows)):
         if label_values is None:
@@ -446,10 +120,14 @@ def load_nodes(
         else:
             labels = sorted(set(_labels(label_values[position], _where(position, df.index[position], label_column))))
         previous = nodes.get(node_id)
-        if previous is not None:  # a repeated id in the frame: merge, later rows win
+        if previous is not None:
             labels, props = sorted(set(previous.labels) | set(labels)), {**previous.properties, **props}
         nodes[node_id] = Node(node_id, labels=labels, properties=props)
-    db = connection.db
+    return nodes
+
+
+def _nodes_against_stored(db: Any, nodes: dict[str, Node]) -> tuple[list[Node], int, int]:
+    """The nodes to write (merged with what is stored) and how many of them update; how many are unchanged."""
     existing = _existing(db, [node.get_id_bytes for node in nodes.values()], "Node")
     writes, updated, unchanged = [], 0, 0
     for node in nodes.values():
@@ -462,9 +140,7 @@ def load_nodes(
                 continue
             updated += 1
         writes.append(node)
-    _write(connection, [("put_nodes", writes, None)], len(writes), "nodes")
-    _warn(warn)
-    return LoadResult("nodes", len(df), len(writes) - updated, updated, unchanged, time.perf_counter() - started, [*notes, *warn])
+    return writes, updated, unchanged
 
 
 def _labels(value: Any, where: str) -> list[str]:
