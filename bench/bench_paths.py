@@ -1,6 +1,8 @@
 """Shortest-path time and peak memory against path length: before (MATCH SHORTEST) and after.
 
-Graphs: generated directed chains (paths of 5, 30 and 200 hops) and a 10,000-node / 16,000-
+Graphs: generated directed chains (paths of 5, 30 and 200 hops), generated ladders (two nodes per
+step, every node joined to both of the next step's: 2^k shortest paths of k hops, the shape where
+the engine's path enumeration blows up, as on the issue's Bayesian networks) and a 10,000-node / 16,000-
 relationship sparse random graph (pairs 5 hops apart, the farthest pair from one node, and an
 unreachable pair). "before" is the query ``shortest_path`` ran until issue 21:
 ``MATCH SHORTEST 1 p = (a {id: ..})-[:T*1..max_hops]-(b {id: ..}) RETURN p, length(p)``, within the
@@ -26,13 +28,14 @@ import networkx as nx
 from IPython.core.interactiveshell import InteractiveShell
 
 import gestalt_nb
-from gestalt_nb.budget import BudgetExceeded, resident
+from gestalt_nb.cypher.budget import BudgetExceeded, resident
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.graph.ids import resolve
 
 
 def before(connection, a, b, kinds, max_hops, timeout):
     """The pre-issue-21 implementation: the engine's MATCH SHORTEST over typed relationships."""
-    ends = [gestalt_nb.ids.resolve(connection.db, value) for value in (a, b)]
+    ends = [resolve(connection.db, value) for value in (a, b)]
     query = (
         f"MATCH SHORTEST 1 p = (a {{id: {json.dumps(ends[0])}}})-[:{'|'.join(kinds)}*1..{max_hops}]-"
         f"(b {{id: {json.dumps(ends[1])}}}) RETURN p, length(p) AS hops"
@@ -104,6 +107,11 @@ def load(shell, path, G, kind):
 def cases(tmp, shell):
     chain = load(shell, Path(tmp) / "chain", nx.DiGraph([(i, i + 1) for i in range(250)]), "NEXT")
     yield from ((f"chain, {hops} hops", chain, 0, hops, ["NEXT"], max(hops, 10)) for hops in (5, 30, 200))
+    steps = 201
+    rungs = [((i, side), (i + 1, other)) for i in range(steps - 1) for side in (0, 1) for other in (0, 1)]
+    ladder = nx.relabel_nodes(nx.DiGraph(rungs), {node: f"s{node[0]}-{node[1]}" for node in {n for edge in rungs for n in edge}})
+    ladder = load(shell, Path(tmp) / "ladder", ladder, "STEP")
+    yield from ((f"ladder, {hops} hops", ladder, "s0-0", f"s{hops}-0", ["STEP"], max(hops, 10)) for hops in (5, 30, 200))
     G = nx.gnm_random_graph(10_000, 16_000, seed=7, directed=True)
     sparse = load(shell, Path(tmp) / "sparse", G, "LINK")
     U = G.to_undirected()
@@ -114,6 +122,35 @@ def cases(tmp, shell):
     alone = next(node for node in U if node not in distance)
     for name, target in (("5 hops", five), (f"{distance[far]} hops (farthest)", far), ("unreachable", alone)):
         yield f"10k sparse, {name}", sparse, source, target, ["LINK"], 50
+    yield from random_pairs(sparse, G)
+
+
+def random_pairs(connection, G, pairs=200):
+    """After only: 200 random pairs on the 10k graph, both directions; median and worst time, and the
+    worst pair's peak Python allocations (tracemalloc; the search's dicts and lists are Python objects)."""
+    import random
+    import tracemalloc
+
+    rng = random.Random(3)
+    times, widest = [], (0, None)
+    for _ in range(pairs):
+        a, b = rng.sample(range(G.number_of_nodes()), 2)
+        for direction in ("both", "out"):
+            started = time.perf_counter()
+            result = connection.shortest_path(a, b, types=["LINK"], max_hops=1000, direction=direction)
+            times.append(time.perf_counter() - started)
+            reached = int(result.notes[0].rsplit("; ", 1)[1].split()[0].replace(",", ""))
+            widest = max(widest, (reached, (a, b, direction)), key=lambda item: item[0])
+    tracemalloc.start()
+    a, b, direction = widest[1]
+    connection.shortest_path(a, b, types=["LINK"], max_hops=1000, direction=direction)
+    peak = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+    print(
+        f"after, {len(times)} random pairs on the 10k graph: median {statistics.median(times):.4f} s, worst {max(times):.4f} s; "
+        f"the pair reaching most nodes ({widest[0]:,}) peaks at {peak:.1f} MB of Python allocations"
+    )
+    return iter(())
 
 
 def main() -> None:
