@@ -107,6 +107,7 @@ def test_double_click_and_expand_all_follow_every_type(grid):
     canvas = result.canvas
     canvas._message(canvas, {"kind": "dblclick", "id": "7"}, None)
     assert {"zz-sub-1", "zz-sub-2"} <= set(canvas.subgraph.nodes)
+    assert canvas.status["text"].startswith("Expanded 7: +4 nodes")  # the id as loaded, not __lc_int__:7
     explorer = Explorer(grid, sample_size=1)
     explorer.start(7)
     explorer.expand(direction="both")
