@@ -1,7 +1,9 @@
 """``Subgraph`` → the canvas payload: compact JSON with display-ready, length-bounded text.
 
 Nodes and edges refer to labels and relationship types by index (the legend lists them once).
-Property values are shortened (``VALUE_CHARS``) and at most ``MAX_PROPERTIES`` are sent per
+Nodes are keyed on the page by their id as loaded (``0``, not the stored ``__lc_int__:0``), so the
+side panel, the selection and callbacks show what the person gave; two nodes that would read
+alike (the integer 5 and the text "5") get distinct keys. Property values are shortened (``VALUE_CHARS``) and at most ``MAX_PROPERTIES`` are sent per
 element, so one huge property cannot blow up a saved notebook; the cut is marked with "…".
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..graph.ids import shown
 from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
@@ -62,6 +65,23 @@ class Vocabulary:
     def __init__(self) -> None:
         self.labels: list[str] = []
         self.types: list[str] = []
+        self.keys: dict[str, str] = {}  # stored node id -> its key on the page
+        self.ids: dict[str, str] = {}  # key on the page -> stored node id
+
+    def key(self, node_id: str) -> str:
+        """The node's key on the page: its id as loaded, unless another node already reads the same."""
+        known = self.keys.get(node_id)
+        if known is not None:
+            return known
+        for candidate in (str(shown(node_id)), node_id, json.dumps(node_id)):
+            if candidate not in self.ids:
+                break
+        self.keys[node_id], self.ids[candidate] = candidate, node_id
+        return candidate
+
+    def node_id(self, key: str) -> str:
+        """The stored id of the node drawn under ``key`` (unknown keys unchanged)."""
+        return self.ids.get(key, key)
 
     @staticmethod
     def _index(names: list[str], name: str) -> int:
@@ -79,7 +99,7 @@ class Vocabulary:
     def node(self, node: Node, caption_property: str, highlighted: bool) -> dict[str, Any]:
         shown = display_properties(node.properties)
         item: dict[str, Any] = {
-            "id": node.id,
+            "id": self.key(node.id),
             "c": _short(caption(node.id, shown, caption_property), CAPTION_CHARS),
             "l": self._index(self.labels, node.labels[0] if node.labels else ""),
         }
@@ -92,7 +112,7 @@ class Vocabulary:
         return item
 
     def edge(self, edge: Edge, highlighted: bool) -> dict[str, Any]:
-        item: dict[str, Any] = {"id": edge.id, "s": edge.source, "t": edge.target, "y": self._index(self.types, edge.type)}
+        item: dict[str, Any] = {"id": edge.id, "s": self.key(edge.source), "t": self.key(edge.target), "y": self._index(self.types, edge.type)}
         if highlighted:
             item["h"] = 1
         properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}

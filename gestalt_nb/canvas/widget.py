@@ -4,7 +4,10 @@ The first display sends the whole (capped) subgraph once, gzip-compressed, as th
 ``add`` / ``remove`` / ``highlight`` / ``fit`` send deltas as custom messages, numbered by
 ``revision``; a view that missed some (opened later, or reloaded) asks for them again. What the
 person does comes back as ``selected`` (a synced trait) and click / double-click messages; a
-double-click expands that node from the database when the canvas has an ``expander``.
+double-click expands that node from the database when the canvas has an ``expander``. Nodes are
+keyed on the page by their id as loaded (see :mod:`gestalt_nb.canvas.payload`): ``selected`` holds
+those keys, callbacks get the ids as loaded (the integer ``0``), and ``add``/``remove``/``highlight``
+take stored ids, ids as loaded or keys alike.
 The bundle itself is not in this model's state (see :mod:`gestalt_nb.canvas.bundle`).
 """
 
@@ -20,6 +23,7 @@ import anywidget
 import traitlets
 
 from ..errors import GestaltError
+from ..graph.ids import shown, stored
 from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
@@ -162,7 +166,7 @@ class GraphCanvas(anywidget.AnyWidget):
 
     def remove(self, ids: Iterable[str]) -> int:
         """Remove nodes (with their relationships) and relationships by id; returns how many went."""
-        ids = [str(item) for item in ids]
+        ids = [self._stored(item) for item in ids]
         gone = set()
         for item in ids:
             if item in self.subgraph.nodes:
@@ -175,19 +179,21 @@ class GraphCanvas(anywidget.AnyWidget):
         self.subgraph.highlight_nodes -= gone
         self.subgraph.highlight_edges -= gone
         if gone:
-            self._delta([{"op": "remove", "ids": [item for item in ids if item in gone] + sorted(gone - set(ids))}])
-        if self.selected and gone & set(self.selected):
-            self.selected = [item for item in self.selected if item not in gone]
+            removed = [item for item in ids if item in gone] + sorted(gone - set(ids))
+            self._delta([{"op": "remove", "ids": [self._page(item) for item in removed]}])
+        keys = {self._page(item) for item in gone}
+        if self.selected and keys & set(self.selected):
+            self.selected = [item for item in self.selected if item not in keys]
         return len(gone)
 
     def highlight(self, ids: Iterable[str], *, only: bool = True) -> None:
         """Emphasise these nodes/relationships (``only``: and no others)."""
-        ids = [str(item) for item in ids]
+        ids = [self._stored(item) for item in ids]
         if only:
             self.subgraph.highlight_nodes, self.subgraph.highlight_edges = set(), set()
         self.subgraph.highlight_nodes |= {item for item in ids if item in self.subgraph.nodes}
         self.subgraph.highlight_edges |= {item for item in ids if item in self.subgraph.edges}
-        self._delta([{"op": "highlight", "ids": ids, "only": only}])
+        self._delta([{"op": "highlight", "ids": [self._page(item) for item in ids], "only": only}])
 
     def fit(self) -> None:
         """Fit the camera to every drawn node."""
@@ -212,6 +218,7 @@ class GraphCanvas(anywidget.AnyWidget):
         if len(self._log) >= LOG_LIMIT:
             self.reset(self.subgraph, counts=self._counts)  # fold: one full redraw instead of an endless log
             return
+        anchor = self._page(anchor) if anchor is not None else None
         message = {"kind": "delta", "revision": self.revision + 1, "ops": ops, "anchor": anchor, "undoable": undoable}
         self._log.append(message)
         self.revision += 1
@@ -219,7 +226,7 @@ class GraphCanvas(anywidget.AnyWidget):
 
     # -- events from the page ----------------------------------------------------------
     def on_click(self, callback: NodeCallback) -> None:
-        """Call ``callback(node_id)`` when the person clicks a node."""
+        """Call ``callback(node_id)`` when the person clicks a node (the id as loaded: ``0`` for an integer id)."""
         _callable(callback, "on_click")
         self._click.append(callback)
 
@@ -229,7 +236,7 @@ class GraphCanvas(anywidget.AnyWidget):
         self._double_click.append(callback)
 
     def on_select(self, callback: SelectCallback) -> None:
-        """Call ``callback(selected_ids)`` whenever the selection changes (page or Python)."""
+        """Call ``callback(selected_ids)`` whenever the selection changes (page or Python), ids as loaded."""
         _callable(callback, "on_select")
         self._select.append(callback)
 
@@ -240,20 +247,40 @@ class GraphCanvas(anywidget.AnyWidget):
             return None
         return self.expander(self, node_id)
 
+    # -- ids: stored (``subgraph``), on the page (keys), as loaded (callbacks) ----------------
+    def _stored(self, item: Any) -> str:
+        """A stored id from a stored id, an id as loaded (``0``) or a key on the page."""
+        text = stored(item)
+        if text in self.subgraph.nodes or text in self.subgraph.edges:
+            return text
+        return self.vocabulary.node_id(str(item))
+
+    def _page(self, item: str) -> str:
+        return self.vocabulary.keys.get(item, item)
+
+    def node_ids(self, keys: Iterable[str]) -> list[str]:
+        """The stored ids of nodes by their keys on the page (e.g. of ``selected``)."""
+        return [self.vocabulary.node_id(key) for key in keys]
+
+    @traitlets.validate("selected")
+    def _selected_as_keys(self, proposal: dict[str, Any]) -> list[str]:
+        return [self._page(self._stored(item)) for item in proposal["value"]]
+
     def _selection_moved(self, change: dict[str, Any]) -> None:
+        loaded = [shown(node_id) for node_id in self.node_ids(change["new"])]
         for callback in self._select:
-            self._call(callback, list(change["new"]))
+            self._call(callback, list(loaded))
 
     def _message(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
         kind = content.get("kind") if isinstance(content, dict) else None
-        node_id = str(content.get("id", "")) if isinstance(content, dict) else ""
+        node_id = self.vocabulary.node_id(str(content.get("id", ""))) if isinstance(content, dict) else ""
         if kind == "click":
             for callback in self._click:
-                self._call(callback, node_id)
+                self._call(callback, shown(node_id))
         elif kind == "dblclick":
             self._call(self.expand, node_id)
             for callback in self._double_click:
-                self._call(callback, node_id)
+                self._call(callback, shown(node_id))
         elif kind == "undo":
             if not self.undo():
                 self.say("Nothing to undo.")

@@ -46,8 +46,6 @@ def from_networkx(
     with ``-[:T]-``); ``directed=False`` on a DiGraph merges reciprocal edges; ``directed=True`` on
     an undirected graph stores both directions. Multigraphs keep parallel edges (ids ``u|v|key``).
     """
-    from . import loading
-
     nx = _nx()
     if not isinstance(G, nx.Graph):
         raise GestaltError(f"from_networkx needs a networkx graph, not a {G.__class__.__name__}.")
@@ -63,31 +61,42 @@ def from_networkx(
             f"Node ids must be strings or integers; {bad!r} is a {bad.__class__.__name__}. "
             "Relabel first, e.g. G = nx.convert_node_labels_to_integers(G, label_attribute='name')."
         )
+    node_result = _load_nodes(connection, G, label, label_attr)
+    edge_result = _load_edges(connection, G, type, type_attr)
+    return node_result, edge_result
+
+
+def _load_nodes(connection: Any, G: Any, label: str | dict[Any, str], label_attr: str | None):
+    from . import loading
+
     node_ids = list(G.nodes)
     attributes = [dict(G.nodes[node]) for node in node_ids]
-    skip = {label_attr} if label_attr else set()
     id_column = "__node__"
-    nodes = _frame({id_column: node_ids, **_attribute_columns(attributes, skip)})
+    nodes = _frame({id_column: node_ids, **_attribute_columns(attributes, {label_attr} if label_attr else set())})
     if label_attr is None:
         if not isinstance(label, str):
             raise GestaltError("label must be a string unless label_attr names the node attribute that holds it.")
-        node_result = loading.load_nodes(connection, nodes, id=id_column, label=label, keep_id=False)
-    else:
-        mapping = label if isinstance(label, dict) else {}
-        fallback = label if isinstance(label, str) else None
-        labels = []
-        for node, attrs in zip(node_ids, attributes):
-            value = attrs.get(label_attr)
-            chosen = mapping.get(value, str(value) if value is not None else fallback) if mapping else (str(value) if value is not None else fallback)
-            if not chosen:
-                raise GestaltError(f"Node {node!r} has no '{label_attr}' attribute and no default label; pass label='Label' as the default.")
-            labels.append(chosen)
-        nodes["__label__"] = labels
-        node_result = loading.load_nodes(connection, nodes, id=id_column, label_column="__label__", keep_id=False)
+        return loading.load_nodes(connection, nodes, id=id_column, label=label, keep_id=False)
+    mapping = label if isinstance(label, dict) else {}
+    fallback = label if isinstance(label, str) else None
+    labels = []
+    for node, attrs in zip(node_ids, attributes):
+        value = attrs.get(label_attr)
+        chosen = mapping.get(value, str(value) if value is not None else fallback) if mapping else (str(value) if value is not None else fallback)
+        if not chosen:
+            raise GestaltError(f"Node {node!r} has no '{label_attr}' attribute and no default label; pass label='Label' as the default.")
+        labels.append(chosen)
+    nodes["__label__"] = labels
+    return loading.load_nodes(connection, nodes, id=id_column, label_column="__label__", keep_id=False)
+
+
+def _load_edges(connection: Any, G: Any, type: str, type_attr: str | None):
+    from . import loading
+
     multigraph = G.is_multigraph()
     edge_rows = list(G.edges(keys=True, data=True)) if multigraph else [(u, v, None, d) for u, v, d in G.edges(data=True)]
     if not edge_rows:
-        return node_result, None
+        return None
     edge_attributes = [dict(data) for _, _, _, data in edge_rows]
     if type_attr is None and any("type" in attrs for attrs in edge_attributes):
         raise GestaltError(
@@ -103,7 +112,4 @@ def from_networkx(
         raise GestaltError(f"No edge has the attribute '{type_attr}' (type_attr); edge attributes: {', '.join(map(str, edges.columns[2:])) or 'none'}.")
     if type_attr and edges[type_attr].isna().any():
         edges[type_attr] = edges[type_attr].where(edges[type_attr].notna(), type)
-    edge_result = loading.load_edges(
-        connection, edges, source="__source__", target="__target__", id="__id__" if multigraph else None, **options
-    )
-    return node_result, edge_result
+    return loading.load_edges(connection, edges, source="__source__", target="__target__", id="__id__" if multigraph else None, **options)

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, TYPE_CHECKING
 
 from ..errors import GestaltError
+from . import catalog
+from .ids import resolve, shown
 from .values import display_properties
-from .ids import resolve
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -73,13 +74,16 @@ class Explorer:
     def subgraph(self) -> Subgraph:
         return self.state.subgraph
 
-    def relationship_types(self) -> list[str]:
-        schema = self.connection.graph.get_structured_schema
-        return sorted({rel["type"] for rel in schema.get("relationships", [])} - {"__untyped__"})
+    def relationship_types(self, node_id: str | int | None = None) -> list[str]:
+        """Every relationship type in the graph (its type index, not the schema sample); with ``node_id``, those that node has."""
+        db = self.connection.db
+        if node_id is None:
+            return catalog.relationship_types(db, self.connection.graph)
+        return list(catalog.node_types(db, resolve(db, node_id), self.connection.graph))
 
     # -- finding a start ------------------------------------------------------
     def find(self, label: str, prop: str, value: Any, *, limit: int = 25) -> list[str]:
-        """Ids of ``label`` nodes whose indexed ``prop`` equals ``value`` (at most ``limit``)."""
+        """Ids (as loaded: ``0`` for an integer id) of ``label`` nodes whose indexed ``prop`` equals ``value`` (at most ``limit``)."""
         db = self.connection.db
         if prop not in db.indexed_node_properties:
             indexed = ", ".join(sorted(db.indexed_node_properties)) or "none"
@@ -89,21 +93,21 @@ class Explorer:
             )
         found = []
         for key in db.iter_node_ids_by_label_property(label, prop, value):
-            found.append(db.key_to_string(key))
+            found.append(shown(db.key_to_string(key)))
             if len(found) >= limit:
                 break
         return found
 
     def start(self, node_id: str) -> None:
         """Clear the canvas (undoable) and put one node on it."""
-        node_id = resolve(self.connection.db, node_id)
+        given, node_id = node_id, resolve(self.connection.db, node_id)
         nodes = self.connection.nodes([node_id])
         if not nodes:
-            raise GestaltError(f"No node with id {node_id!r}. Find one by label and an indexed property, or run a query.")
+            raise GestaltError(f"No node with id {given!r}. Find one by label and an indexed property, or run a query.")
         self._remember()
         subgraph = Subgraph(title="explorer")
         subgraph.add_node(node_from_json(nodes[0]), highlight=True)
-        self.state = _State(subgraph, [f"MATCH (n {{id: {json.dumps(node_id)}}}) RETURN n, null AS r, null AS m"])
+        self.state = _State(subgraph, [f"MATCH (n {{id: {_literal(node_id)}}}) RETURN n, null AS r, null AS m"])
 
     # -- walking --------------------------------------------------------------
     def expand(
@@ -118,77 +122,49 @@ class Explorer:
         """Add up to ``sample_size`` neighbours per node and type; returns how many nodes were added.
 
         ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
-        in the schema; ``sample_size`` to the explorer's. ``sample_all=True`` (or an explorer made with
-        ``sample_size=None``) draws every neighbour. Stops adding nodes at the node budget. Whenever a
-        sample or the budget leaves neighbours out, the subgraph's notes say how many were drawn of
-        how many, ``truncated`` is set, and ``expand_all()`` draws the rest within the budget.
+        each node has (read from its own typed adjacency, not from the schema sample); ``sample_size``
+        to the explorer's. ``sample_all=True`` (or an explorer made with ``sample_size=None``) draws
+        every neighbour. Stops adding nodes at the node budget. Whenever a sample or the budget
+        leaves neighbours out, the subgraph's notes say how many were drawn of how many,
+        ``truncated`` is set, and ``expand_all()`` draws the rest within the budget.
         """
+        node_ids = self._expandable(node_ids, direction)
+        size = None if sample_all else (sample_size or self.sample_size)
+        self._last_expand = {"node_ids": node_ids, "direction": direction, "types": types}
+        step = _Step(self, direction, size)
+        for node_id in node_ids:
+            for kind in list(types) if types else self.relationship_types(node_id):
+                step.read(node_id, kind)
+        self._remember()
+        subgraph = copy.deepcopy(self.subgraph)
+        for raw in self.connection.nodes(list(step.new_nodes)):
+            subgraph.add_node(node_from_json(raw))
+        for raw in self.connection.edges(list(step.edge_ids)):
+            subgraph.add_edge(edge_from_json(raw))
+        self.last_sampling = step.sampling
+        left = dict(self.state.left)
+        for item in step.sampling:  # what each (node, type, direction) still leaves out, over all expansions
+            left[item["node"], item["type"], direction] = item["total"] - item["drawn"]
+        subgraph.truncated = any(left.values())
+        subgraph.notes = [note for note in subgraph.notes if not note.startswith(_SAMPLED)]
+        if self.left_out:
+            subgraph.notes.append(step.note(self.node_budget))
+        self.state = _State(subgraph, [*self.state.cypher, *step.branches], left)
+        return len(step.new_nodes)
+
+    def _expandable(self, node_ids: list[str] | None, direction: str) -> list[str]:
+        """The stored ids to expand (default: the highlighted nodes), each checked to be drawn."""
         if direction not in DIRECTIONS:
             raise GestaltError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.")
         if not self.subgraph.nodes:
             raise GestaltError("Nothing to expand yet: start from a node first.")
         db = self.connection.db
-        node_ids = [resolve(db, node_id) for node_id in (node_ids or sorted(self.subgraph.highlight_nodes))]
-        unknown = [node_id for node_id in node_ids if node_id not in self.subgraph.nodes]
+        wanted = list(node_ids) if node_ids else sorted(self.subgraph.highlight_nodes)
+        resolved = [resolve(db, node_id) for node_id in wanted]
+        unknown = [repr(shown(node_id)) for node_id in resolved if node_id not in self.subgraph.nodes]
         if unknown:
             raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
-        kinds = list(types) if types else self.relationship_types()
-        size = None if sample_all else (sample_size or self.sample_size)
-        self._last_expand = {"node_ids": node_ids, "direction": direction, "types": types}
-        edge_ids: dict[str, None] = {}
-        new_nodes: dict[str, None] = {}
-        branches: list[str] = []
-        sampling: list[dict[str, Any]] = []
-        budget_hit = False
-        for node_id in node_ids:
-            for kind in kinds:
-                total = db.count_typed_adjacency(node_id, kind, DIRECTIONS[direction])
-                if not total:
-                    continue
-                if size is None or total <= size:
-                    records = db.iter_typed_adjacency(node_id, kind, DIRECTIONS[direction])
-                else:
-                    records = db.sample_neighbors(node_id, kind, direction=DIRECTIONS[direction], sample_size=size, rng=self.rng)
-                chosen = []
-                for record in records:
-                    neighbor = db.key_to_string(record["neighbor_id"])
-                    if neighbor not in self.subgraph.nodes and neighbor not in new_nodes:
-                        if len(self.subgraph.nodes) + len(new_nodes) >= self.node_budget:
-                            budget_hit = True
-                            if size is None:
-                                break  # drawing all: stop reading a huge adjacency at the budget
-                            continue
-                        new_nodes[neighbor] = None
-                    chosen.append(db.key_to_string(record["edge_id"]))
-                edge_ids.update(dict.fromkeys(chosen))
-                sampling.append({"node": node_id, "type": kind, "drawn": len(chosen), "total": total})
-                if chosen:
-                    branches.append(
-                        f"MATCH (n {{id: {json.dumps(node_id)}}}){_pattern(direction, kind)}(m) "
-                        f"WHERE id(r) IN {json.dumps(sorted(set(chosen)))} RETURN n, r, m"
-                    )
-        self._remember()
-        subgraph = copy.deepcopy(self.subgraph)
-        for raw in self.connection.nodes(list(new_nodes)):
-            subgraph.add_node(node_from_json(raw))
-        for raw in self.connection.edges(list(edge_ids)):
-            subgraph.add_edge(edge_from_json(raw))
-        self.last_sampling = sampling
-        left = dict(self.state.left)
-        for item in sampling:  # what each (node, type, direction) still leaves out, over all expansions
-            left[item["node"], item["type"], direction] = item["total"] - item["drawn"]
-        subgraph.truncated = any(left.values())
-        subgraph.notes = [note for note in subgraph.notes if not note.startswith(_SAMPLED)]
-        if self.left_out:
-            drawn, total = sum(item["drawn"] for item in sampling), sum(item["total"] for item in sampling)
-            how = "the node budget" if budget_hit else f"a sample of {size} per node and type"
-            subgraph.notes.append(
-                f"{_SAMPLED} {drawn:,} of {total:,} neighbours ({how}). "
-                + ("Expand all (explorer.expand_all()) draws the rest within the node budget." if not budget_hit or size is not None else "")
-                + (f" Node budget reached ({self.node_budget}); raise it to go further." if budget_hit else "")
-            )
-        self.state = _State(subgraph, [*self.state.cypher, *branches], left)
-        return len(new_nodes)
+        return resolved
 
     def expand_all(self, node_ids: list[str] | None = None, *, direction: str | None = None, types: list[str] | None = None) -> int:
         """Draw every neighbour (no sampling) within the node budget; by default of the last expansion.
@@ -222,11 +198,67 @@ class Explorer:
         return "\nUNION ALL\n".join(self.state.cypher)
 
     def node_details(self, node_id: str) -> dict[str, Any]:
-        """A drawn node's id, labels and properties, temporal values as ISO text."""
-        node = self.subgraph.nodes[node_id]
-        return {"id": node.id, "labels": list(node.labels), **display_properties(node.properties)}
+        """A drawn node's id (as loaded), labels and properties, temporal values as ISO text."""
+        node = self.subgraph.nodes[resolve(self.connection.db, node_id)]
+        return {"id": shown(node.id), "labels": list(node.labels), **display_properties(node.properties)}
 
     def adopt(self, subgraph: Subgraph) -> None:
         """Continue from a drawing someone else made (a query result's canvas): undoable like a step."""
         self._remember()
         self.state = _State(copy.deepcopy(subgraph), list(self.state.cypher))
+
+
+class _Step:
+    """One expansion's reads: per (node, type) a sample (or all) of the typed adjacency, within the node budget."""
+
+    def __init__(self, explorer: Explorer, direction: str, size: int | None) -> None:
+        self.explorer, self.direction, self.size = explorer, direction, size
+        self.db = explorer.connection.db
+        self.edge_ids: dict[str, None] = {}
+        self.new_nodes: dict[str, None] = {}
+        self.branches: list[str] = []
+        self.sampling: list[dict[str, Any]] = []
+        self.budget_hit = False
+
+    def read(self, node_id: str, kind: str) -> None:
+        db, way, size, drawn = self.db, DIRECTIONS[self.direction], self.size, self.explorer.subgraph.nodes
+        total = db.count_typed_adjacency(node_id, kind, way)
+        if not total:
+            return
+        if size is None or total <= size:
+            records = db.iter_typed_adjacency(node_id, kind, way)
+        else:
+            records = db.sample_neighbors(node_id, kind, direction=way, sample_size=size, rng=self.explorer.rng)
+        chosen = []
+        for record in records:
+            neighbor = db.key_to_string(record["neighbor_id"])
+            if neighbor not in drawn and neighbor not in self.new_nodes:
+                if len(drawn) + len(self.new_nodes) >= self.explorer.node_budget:
+                    self.budget_hit = True
+                    if size is None:
+                        break  # drawing all: stop reading a huge adjacency at the budget
+                    continue
+                self.new_nodes[neighbor] = None
+            chosen.append(db.key_to_string(record["edge_id"]))
+        self.edge_ids.update(dict.fromkeys(chosen))
+        self.sampling.append({"node": node_id, "type": kind, "drawn": len(chosen), "total": total})
+        if chosen:
+            self.branches.append(
+                f"MATCH (n {{id: {_literal(node_id)}}}){_pattern(self.direction, kind)}(m) "
+                f"WHERE id(r) IN {json.dumps(sorted(set(chosen)))} RETURN n, r, m"
+            )
+
+    def note(self, node_budget: int) -> str:
+        drawn, total = sum(item["drawn"] for item in self.sampling), sum(item["total"] for item in self.sampling)
+        how = "the node budget" if self.budget_hit else f"a sample of {self.size} per node and type"
+        return (
+            f"{_SAMPLED} {drawn:,} of {total:,} neighbours ({how}). "
+            + ("Expand all (explorer.expand_all()) draws the rest within the node budget." if not self.budget_hit or self.size is not None else "")
+            + (f" Node budget reached ({node_budget}); raise it to go further." if self.budget_hit else "")
+        )
+
+
+def _literal(node_id: str) -> str:
+    """A node id as a Cypher literal, as loaded: ``0`` for a stored ``__lc_int__:0`` (gestalt-nb rewrites it back)."""
+    value = shown(node_id)
+    return str(value) if isinstance(value, int) else json.dumps(node_id)

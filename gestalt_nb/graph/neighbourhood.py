@@ -27,7 +27,7 @@ from typing import Any
 
 from langchain_gestaltdb._serialization import normalize
 
-from . import bookkeeping, names
+from . import bookkeeping, catalog, names
 from ..display import Shown
 from ..errors import GestaltError
 from .subgraph import Subgraph, edge_from_json, node_from_json
@@ -50,34 +50,16 @@ def internal_labels(labels: Iterable[str]) -> bool:
 
 
 def relationship_types(db: Any) -> list[str]:
-    """Every relationship type in the graph, exactly, by skipping through GestaltDB's type index.
+    """Every relationship type in the graph, exactly, by skipping through GestaltDB's type index (:mod:`.catalog`).
 
     One cursor seek per distinct type, not one per relationship. LMDB only (the type index is read
     through the backend's cursor); other backends raise GestaltError.
     """
-    import base64
-
-    from gestaltdb.kvstores import LMDBStore, _index_prefix
-
-    base = db.store
-    if not isinstance(base, LMDBStore):
+    if not catalog.complete(db):
         raise GestaltError(
-            f"query_subgraph lists relationship types through the LMDB type index; the {type(base).__name__} backend is not supported."
+            f"query_subgraph lists relationship types through the LMDB type index; the {type(db.store).__name__} backend is not supported."
         )
-    db._ensure_indexes_current("edge_type")
-    prefix = _index_prefix("edge_type", [])
-    found = []
-    with base.env.begin(write=False, db=base.index_db) as txn:
-        cursor = txn.cursor()
-        position = prefix
-        while cursor.set_range(position):
-            key = cursor.key()
-            if not key.startswith(prefix):
-                break
-            part = key[len(prefix) :].split(b"\x1f", 1)[0]
-            found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
-            position = prefix + part + b"\x20"  # past every key of this type (the separator is \x1f)
-    return sorted(found)
+    return catalog.relationship_types(db)
 
 
 @dataclass(eq=False)
@@ -187,62 +169,28 @@ def query_subgraph(
     every type and the filters apply to the relationships kept afterwards. ``drop_isolated``
     removes collected nodes (never seeds) left without a kept relationship.
     """
-    entities = _names("entities", entities)
-    relations = _names("relations", relations)
-    if isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0.0 <= min_confidence <= 1.0:
-        raise GestaltError(f"min_confidence must be a number from 0 to 1, not {min_confidence!r}.")
-    if not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 0 <= max_hops <= MAX_HOPS:
-        raise GestaltError(f"max_hops must be a whole number from 0 to {MAX_HOPS}, not {max_hops!r}.")
-    max_nodes, max_edges, max_fanout = (_positive(n, v) for n, v in (("max_nodes", max_nodes), ("max_edges", max_edges), ("max_fanout", max_fanout)))
-    params = {
-        "entities": entities, "relations": relations, "min_confidence": float(min_confidence), "max_hops": max_hops,
-        "max_nodes": max_nodes, "max_edges": max_edges, "max_fanout": max_fanout, "include_internal": include_internal,
-        "filter_during_traversal": filter_during_traversal, "drop_isolated": drop_isolated,
-    }
+    params = _checked(
+        entities=entities, relations=relations, min_confidence=min_confidence, max_hops=max_hops, max_nodes=max_nodes,
+        max_edges=max_edges, max_fanout=max_fanout, include_internal=include_internal,
+        filter_during_traversal=filter_during_traversal, drop_isolated=drop_isolated,
+    )
+    entities, relations, min_confidence = params["entities"], params["relations"], params["min_confidence"]
+    max_nodes, max_edges, max_fanout = params["max_nodes"], params["max_edges"], params["max_fanout"]
     db = connection.db
     walk = _Walk(db, max_nodes=max_nodes, max_fanout=max_fanout, include_internal=include_internal)
-    all_types = [kind for kind in relationship_types(db) if include_internal or not internal_type(kind)]
     notes: list[str] = []
-    if relations is not None:
-        unknown = [kind for kind in relations if kind not in all_types]
-        if unknown:
-            notes.append(f"No relationships of type {', '.join(unknown)} in the graph.")
+    walk_types = _walk_types(db, relations, include_internal, filter_during_traversal, notes)
 
     def passes(kind: str) -> bool:
         return relations is None or kind in relations
 
-    walk_types = [kind for kind in all_types if passes(kind)] if filter_during_traversal else all_types
-    unresolved: list[str] = []
-    seeds: list[str] = []
-    if entities is None:
-        walk.sample_seeds()
-        seeds = list(walk.order)
-    else:
-        indexed = names.has_index(db)
-        if not indexed:
-            notes.append(
-                "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
-                "has no case-insensitive name index. Build it once with connection.index_names()."
-            )
-        for entity in entities:
-            found = walk.resolve(entity, indexed)
-            if not found:
-                unresolved.append(entity)
-            seeds.extend(found)
-        seeds = list(dict.fromkeys(seeds))
+    seeds, unresolved = _seeds(walk, entities, db, notes)
     def confident(raw: dict[str, Any]) -> bool:
         confidence = _confidence(raw)
         return confidence is not None and confidence >= min_confidence
 
     walk.run(walk_types, max_hops, confident if filter_during_traversal and min_confidence > 0 else None)
-    kept: list[dict[str, Any]] = []
-    for raw in walk.edges():
-        if not passes(raw["properties"].get("type", "")) or (min_confidence > 0 and not confident(raw)):
-            continue
-        if len(kept) >= max_edges:
-            walk.cut(f"max_edges ({max_edges:,}) reached: some relationships were left out.")
-            break
-        kept.append(raw)
+    kept = _kept(walk, lambda raw: passes(raw["properties"].get("type", "")) and (min_confidence <= 0 or confident(raw)), max_edges)
     node_ids = list(walk.order)
     if drop_isolated:
         touched = {raw["source"] for raw in kept} | {raw["target"] for raw in kept} | set(seeds)
@@ -260,6 +208,65 @@ def query_subgraph(
         notes=[*notes, *walk.notes],
         alias=getattr(connection, "alias", ""),
     )
+
+
+def _walk_types(db: Any, relations: list[str] | None, include_internal: bool, filtered: bool, notes: list[str]) -> list[str]:
+    """The types the walk follows: every (non-internal) type in the graph, or only ``relations`` when filtering while walking."""
+    all_types = [kind for kind in relationship_types(db) if include_internal or not internal_type(kind)]
+    if relations is not None:
+        unknown = [kind for kind in relations if kind not in all_types]
+        if unknown:
+            notes.append(f"No relationships of type {', '.join(unknown)} in the graph.")
+    return [kind for kind in all_types if kind in relations] if filtered and relations is not None else all_types
+
+
+def _checked(**params: Any) -> dict[str, Any]:
+    """query_subgraph's arguments, checked (a short error for a bad one), as its ``query_params``."""
+    params["entities"] = _names("entities", params["entities"])
+    params["relations"] = _names("relations", params["relations"])
+    min_confidence, max_hops = params["min_confidence"], params["max_hops"]
+    if isinstance(min_confidence, bool) or not isinstance(min_confidence, (int, float)) or not 0.0 <= min_confidence <= 1.0:
+        raise GestaltError(f"min_confidence must be a number from 0 to 1, not {min_confidence!r}.")
+    if not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 0 <= max_hops <= MAX_HOPS:
+        raise GestaltError(f"max_hops must be a whole number from 0 to {MAX_HOPS}, not {max_hops!r}.")
+    params["min_confidence"] = float(min_confidence)
+    for name in ("max_nodes", "max_edges", "max_fanout"):
+        params[name] = _positive(name, params[name])
+    return params
+
+
+def _seeds(walk: _Walk, entities: list[str] | None, db: Any, notes: list[str]) -> tuple[list[str], list[str]]:
+    """The seed node ids (collected at hop 0) and the entities that resolved to none."""
+    if entities is None:
+        walk.sample_seeds()
+        return list(walk.order), []
+    indexed = names.has_index(db)
+    if not indexed:
+        notes.append(
+            "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
+            "has no case-insensitive name index. Build it once with connection.index_names()."
+        )
+    seeds: list[str] = []
+    unresolved: list[str] = []
+    for entity in entities:
+        found = walk.resolve(entity, indexed)
+        if not found:
+            unresolved.append(entity)
+        seeds.extend(found)
+    return list(dict.fromkeys(seeds)), unresolved
+
+
+def _kept(walk: _Walk, keep: Any, max_edges: int) -> list[dict[str, Any]]:
+    """The followed relationships that pass ``keep``, at most ``max_edges`` (a cut is noted on the walk)."""
+    kept: list[dict[str, Any]] = []
+    for raw in walk.edges():
+        if not keep(raw):
+            continue
+        if len(kept) >= max_edges:
+            walk.cut(f"max_edges ({max_edges:,}) reached: some relationships were left out.")
+            break
+        kept.append(raw)
+    return kept
 
 
 class _Walk:

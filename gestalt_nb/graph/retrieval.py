@@ -16,7 +16,9 @@ from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
 from ..display import Shown
 from ..errors import GestaltError
+from . import catalog
 from .convert import AsGraph
+from .ids import shown
 from .subgraph import Edge, Node, Subgraph, edge_from_json
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -65,7 +67,25 @@ class Retrieval(Shown, AsGraph):
             for hop in self.sampling
             if hop["drawn"] < hop["total"]
         ]
-        return [*self.reasons, *notes, *sampled]
+        return [*self.reasons, *notes, *sampled, *self.hints()]
+
+    def hints(self) -> list[str]:
+        """When the hops reached nothing: the relationship types the seeds do have (their own adjacency, not the schema sample)."""
+        if not self.retriever.hops or any(path.get("steps") for doc in self.documents for path in doc.metadata.get("paths", [])):
+            return []
+        db, hints = self.connection.db, []
+        for document in self.documents[:5]:
+            if not document.metadata.get("is_seed"):
+                continue
+            own = catalog.node_types(db, document.metadata["id"], self.connection.graph)
+            asked = ", ".join(f"{hop.edge_type}:{hop.direction}" for hop in self.retriever.hops)
+            if own:
+                have = ", ".join(f"{kind} ({counts['out']} out, {counts['in']} in)" for kind, counts in own.items())
+                first = next(iter(own))
+                hints.append(f"Seed {shown(document.metadata['id'])!r} has no path over {asked}; its relationships: {have}. Try --hop {first}:any.")
+            else:
+                hints.append(f"Seed {shown(document.metadata['id'])!r} has no relationships at all.")
+        return hints
 
     @cached_property
     def sampling(self) -> list[dict[str, Any]]:
@@ -124,7 +144,7 @@ class Retrieval(Shown, AsGraph):
             meta = document.metadata
             rows.append(
                 {
-                    "id": meta["id"],
+                    "id": shown(meta["id"]),
                     "labels": ", ".join(meta.get("labels", [])),
                     "seed": meta.get("is_seed", False),
                     "hops": meta.get("hops", 0),
@@ -139,7 +159,7 @@ class Retrieval(Shown, AsGraph):
     def settings_rows(self) -> list[tuple[str, str]]:
         r = self.retriever
         if r.seed_ids:
-            seeding = f"seed ids: {', '.join(r.seed_ids)}"
+            seeding = f"seed ids: {', '.join(str(shown(seed)) for seed in r.seed_ids)}"
         elif r.seed_label is not None:
             seeding = f"index lookup: (:{r.seed_label} {{{r.seed_property}: query}})"
         else:
@@ -162,7 +182,7 @@ def why_empty(retriever: GestaltDBRetriever, query: str) -> list[str]:
     db = retriever.graph.graph
     if retriever.seed_ids:
         missing = [seed for seed in retriever.seed_ids if db.get_node(db.node_key_to_bytes(seed)) is None]
-        return [f"None of the seed ids exist in the graph: {', '.join(missing)}."]
+        return [f"None of the seed ids exist in the graph: {', '.join(str(shown(seed)) for seed in missing)}."]
     if retriever.seed_label is not None:
         prop = retriever.seed_property
         if prop not in db.indexed_node_properties:

@@ -1,8 +1,11 @@
-"""What is in the graph: the adapter's bounded schema sample, drawn as a meta-graph.
+"""What is in the graph: every label and relationship type, their properties sampled, drawn as a meta-graph.
 
-The schema is the adapter's own (``GestaltDBGraph.get_structured_schema``, the same object its
-``GestaltDBSchemaTool`` gives an agent): a *sample* of at most N nodes and M edges unless asked
-to be exhaustive. Counts beside it are totals per label and per relationship type, read from
+The lists of labels and relationship types are complete: read from GestaltDB's label and type
+indexes (:mod:`gestalt_nb.graph.catalog`, one seek per name). Properties and the label pairs a
+type joins are discovered from a sample: the adapter's own (``GestaltDBGraph.get_structured_schema``,
+the same object its ``GestaltDBSchemaTool`` gives an agent: at most N nodes and M edges in key
+order unless asked to be exhaustive), plus up to ``PER_NAME`` nodes of each label and
+relationships of each type that sample did not reach. Counts beside it are totals per label and per relationship type, read from
 GestaltDB's label and type indexes, bounded: counting stops after ``COUNT_BOUND`` entries ("> N")
 unless exhaustive, because GestaltDB keeps no cheap totals. They are not per label pair.
 """
@@ -11,13 +14,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+import copy
+from collections import defaultdict
 from itertools import islice
 from typing import Any, TYPE_CHECKING
 
 from langchain_gestaltdb import GestaltDBGraph
+from langchain_gestaltdb._schema import _type_name  # the adapter's own names for property types
 
 from ..display import Shown
 from ..errors import GestaltError
+from . import catalog
 from .subgraph import Edge, Node, Subgraph
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -28,6 +35,8 @@ DEFAULT_NODES = 100
 DEFAULT_EDGES = 100
 #: Label and type counts read at most this many index entries unless exhaustive.
 COUNT_BOUND = 10_000
+#: For each label or type the adapter's sample missed: nodes / relationships read for its properties.
+PER_NAME = 20
 
 
 @dataclass(eq=False)
@@ -39,6 +48,10 @@ class SchemaResult(Shown):
     #: Counts stop above this many (None: exact, from --exhaustive); names in ``at_bound`` have more.
     count_bound: int | None = None
     at_bound: set[str] = field(default_factory=set)
+    #: Labels and types are listed from the indexes (else from the sample: a backend without that listing).
+    complete_lists: bool = False
+    #: Labels and types the adapter's sample missed, added from the indexes (their properties from ``PER_NAME`` of each).
+    from_indexes: list[str] = field(default_factory=list)
 
     def count_text(self, name: str, counts: dict[str, int]) -> Any:
         """A count for display: the number, or "> N" when counting stopped at the bound."""
@@ -71,14 +84,22 @@ class SchemaResult(Shown):
         inspected = f"{meta.get('inspected_nodes', 0):,} nodes and {meta.get('inspected_edges', 0):,} relationships"
         if limits == (None, None):
             return f"Exhaustive schema: every node and relationship was inspected ({inspected})."
-        text = f"Schema sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)."
+        added, complete = self.from_indexes, self.complete_lists
+        text = (
+            "Labels and relationship types are complete (read from the label and type indexes); "
+            if complete else "Labels and relationship types come from the sample (this backend has no index listing); "
+        )
+        text += f"properties and the labels each type joins are sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)"
+        if added:
+            text += f", plus up to {PER_NAME} of each label or type outside that sample ({', '.join(added[:8])}{', …' if len(added) > 8 else ''})"
+        text += "."
         if self.at_bound:
             text += (
                 f" Counts stop at {self.count_bound:,} per label and type so the schema stays cheap on big graphs "
                 "(shown as > N); --exhaustive counts exactly (a full index scan)."
             )
         if meta.get("truncated"):
-            text += " The graph is larger than the sample: labels, properties or relationship types outside it are not shown. Use --nodes/--edges or --exhaustive to inspect more."
+            text += " The graph is larger than the sample: properties seen on no sampled node or relationship are not shown. Use --nodes/--edges or --exhaustive to inspect more."
         else:
             text += " The whole graph fit in the sample."
         return text
@@ -177,16 +198,72 @@ def schema(
         graph = connection.graph
         if refresh:
             graph.refresh_schema()
-    structured = graph.get_structured_schema
+    sampled = graph.get_structured_schema
+    structured, added = (sampled, []) if exhaustive else _completed(sampled, db) if graph is connection.graph else _complete(sampled, db)
     labels = set(structured.get("node_props", {})) - {"__unlabeled__"}
     types = {rel["type"] for rel in structured.get("relationships", [])} - {"__untyped__"}
     bound = None if exhaustive else COUNT_BOUND
     label_counts = {label: _count(db.iter_node_ids_by_label(label), bound) for label in sorted(labels)}
     type_counts = {kind: _count(db.iter_edge_ids_by_type(kind), bound) for kind in sorted(types)}
     at_bound = {name for name, count in (*label_counts.items(), *type_counts.items()) if bound is not None and count > bound}
-    return SchemaResult(structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound)
+    return SchemaResult(
+        structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound,
+        complete_lists=exhaustive or catalog.complete(db), from_indexes=added,
+    )
 
 
 def _count(keys: Any, bound: int | None) -> int:
     """How many keys an index iterator yields, reading at most ``bound + 1`` (None: all); above the bound, ``bound + 1``."""
     return sum(1 for _ in (keys if bound is None else islice(keys, bound + 1)))
+
+
+
+#: The completed schema per database and adapter sample: listed once, until the sample is refreshed.
+_COMPLETED: dict[int, tuple[Any, dict[str, Any], dict[str, Any], list[str]]] = {}
+
+
+def _completed(sampled: dict[str, Any], db: Any) -> tuple[dict[str, Any], list[str]]:
+    """``_complete`` once per adapter sample, so %gschema shows one consistent picture until --refresh."""
+    cached = _COMPLETED.get(id(db))
+    if cached is None or cached[0] is not db or cached[1] != sampled:
+        if len(_COMPLETED) > 16:
+            _COMPLETED.clear()
+        cached = _COMPLETED[id(db)] = (db, sampled, *_complete(sampled, db))
+    return cached[2], cached[3]
+
+
+def _complete(sampled: dict[str, Any], db: Any) -> tuple[dict[str, Any], list[str]]:
+    """The adapter's sample with every label and type it missed (their properties sampled from their
+    indexes), and the names added; the sample itself, unchanged, when it missed none."""
+    if not catalog.complete(db):
+        return sampled, []
+    labels = [label for label in catalog.labels(db) if label not in sampled.get("node_props", {})]
+    known = {rel["type"] for rel in sampled.get("relationships", [])} | set(sampled.get("rel_props", {}))
+    kinds = [kind for kind in catalog.relationship_types(db) if kind not in known]
+    if not labels and not kinds:
+        return sampled, []
+    out = copy.deepcopy(sampled)
+    node_props, rel_props, relationships = out.setdefault("node_props", {}), out.setdefault("rel_props", {}), out.setdefault("relationships", [])
+    for label in labels:
+        nodes = (db.get_node(key) for key in islice(db.iter_node_ids_by_label(label), PER_NAME))
+        node_props[label] = _properties(node.properties for node in nodes if node is not None)
+    for kind in kinds:
+        edges = [edge for edge in (db.get_edge(key) for key in islice(db.iter_edge_ids_by_type(kind), PER_NAME)) if edge is not None]
+        rel_props[kind] = _properties({k: v for k, v in edge.properties.items() if k != "type"} for edge in edges)
+        pairs = {(start, end) for edge in edges for start in _labels(db, edge.source) for end in _labels(db, edge.target)}
+        relationships.extend({"start": start, "type": kind, "end": end} for start, end in sorted(pairs))
+    return out, [*labels, *kinds]
+
+
+def _properties(items: Any) -> list[dict[str, str]]:
+    """Property names and type names (as the adapter writes them) over some nodes' or relationships' properties."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for properties in items:
+        for name, value in properties.items():
+            found[name].add(_type_name(value))
+    return [{"property": name, "type": " | ".join(sorted(kinds))} for name, kinds in sorted(found.items())]
+
+
+def _labels(db: Any, node_id: Any) -> tuple[str, ...]:
+    node = db.get_node(node_id.encode("utf-8") if isinstance(node_id, str) else node_id)
+    return tuple(node.labels) if node is not None and node.labels else ("__unlabeled__",)

@@ -85,7 +85,7 @@ class Progress:
     """An ipywidgets bar in a kernel, a line on stderr elsewhere (like loading's); silent for one document."""
 
     def __init__(self, total: int, label: str) -> None:
-        from ..data.loading import _kernel_shell
+        from ..data.writes import _kernel_shell
 
         self.total, self.done, self.label, self.bar = total, 0, label, None
         self.active = total > 1

@@ -14,6 +14,7 @@ from typing import Any
 from ..canvas import GraphCanvas
 from ..canvas.expand import add_expansion
 from ..errors import GestaltError
+from ..graph import catalog
 from ..graph.explorer import DIRECTIONS, Explorer
 from ..render import render
 from . import html as h
@@ -49,8 +50,7 @@ class ExplorerView(View):
         self.start_id = w.Text(placeholder="node id", description="Start at")
         self.start_button = w.Button(description="Start", button_style="primary")
         db = self.explorer.connection.db
-        schema = self.explorer.connection.graph.get_structured_schema
-        self.find_label = w.Dropdown(options=sorted(schema.get("node_props", {})), description="Label")
+        self.find_label = w.Dropdown(options=catalog.labels(db, self.explorer.connection.graph), description="Label")
         self.find_property = w.Dropdown(options=sorted(db.indexed_node_properties), description="Indexed")
         self.find_value = w.Text(placeholder="value", description="equals")
         self.find_button = w.Button(description="Find")
@@ -70,7 +70,7 @@ class ExplorerView(View):
 
         self.start_button.on_click(lambda _: self._act(lambda: self.start(self.start_id.value.strip())))
         self.find_button.on_click(lambda _: self._act(self._find))
-        self.expand_button.on_click(lambda _: self._act(lambda: self.expand(list(self.canvas.selected) or None, **self._choices())))
+        self.expand_button.on_click(lambda _: self._act(lambda: self.expand(self.canvas.node_ids(self.canvas.selected) or None, **self._choices())))
         self.expand_all_button.on_click(lambda _: self._act(self.expand_all))
         self.undo_button.on_click(lambda _: self._act(self.undo))
         self.reset_button.on_click(lambda _: self._act(self.reset))

@@ -1,0 +1,145 @@
+"""Writing a load: one backend transaction, each step ONE bulk call, with a progress bar; all or nothing.
+
+A failure at any point — an edge to a node that does not exist, a full LMDB map, an index key too
+long — rolls the transaction back and says what to do; nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import warnings
+from typing import Any, TYPE_CHECKING
+
+from ..errors import GestaltError, GestaltWarning, storage_problem
+from ..graph.names import keyed
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from ..session import Connection
+
+#: Keys read per lookup call when checking what already exists. Writes are never chunked.
+CHUNK = 5000
+#: Loads with at least this many rows show a progress bar.
+PROGRESS_FROM = 5000
+
+
+# -- progress ------------------------------------------------------------------------
+class _Progress:
+    """An ipywidgets bar inside a kernel, a text line on stderr elsewhere; silent for small loads."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total, self.done, self.label, self.bar = total, 0, label, None
+        self.active = total >= PROGRESS_FROM
+        if not self.active:
+            return
+        shell = _kernel_shell()
+        if shell is not None:
+            import ipywidgets as w
+            from IPython.display import display
+
+            self.bar = w.IntProgress(value=0, max=total, description=label)
+            self.text = w.Label()
+            display(w.HBox([self.bar, self.text]))
+
+    def update(self, rows: int) -> None:
+        self.done += rows
+        if not self.active:
+            return
+        if self.bar is not None:
+            self.bar.value = self.done
+            self.text.value = f"{self.done:,} / {self.total:,}"
+        else:
+            print(f"\r{self.label}: {self.done:,} / {self.total:,} rows", end="", file=sys.stderr)
+
+    def finish(self, seconds: float) -> None:
+        if not self.active:
+            return
+        rate = f"{self.total / seconds:,.0f} rows/s" if seconds else ""
+        if self.bar is not None:
+            self.text.value = f"{self.total:,} rows in {seconds:.2f} s ({rate})"
+        else:
+            print(f"\r{self.label}: {self.total:,} rows in {seconds:.2f} s ({rate})", file=sys.stderr)
+
+
+def _kernel_shell() -> Any:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
+
+
+# -- writing -------------------------------------------------------------------------
+def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
+    """After GestaltDB refused an index key: the row value that is the likeliest cause, named."""
+    longest: tuple[int, str, str] | None = None
+    for item in items:
+        for name in indexed & set(item.properties):
+            value = item.properties[name]
+            size = len(value.encode("utf-8")) if isinstance(value, str) else len(json.dumps(value, default=str))
+            if longest is None or size > longest[0]:
+                longest = (size, item.get_id, name)
+    if longest is None:
+        return None
+    size, entity, name = longest
+    return (
+        f"{entity!r}, column '{name}': a {size:,}-byte value is too long for the property index on '{name}' "
+        "(GestaltDB's index keys are limited to 511 bytes). Shorten such values or load them under an unindexed column."
+    )
+
+
+def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
+    """Run every (method, items, extra) write step in one transaction, each step as ONE bulk call.
+
+    Chunking would cost: every ``put_edges_bulk`` call re-reads and re-writes the adjacency of each
+    node it touches. The progress bar moves once per step (conversion is done before it starts).
+    """
+    db = connection.db
+    progress = _Progress(total, label)
+    started = time.perf_counter()
+    try:
+        with db.transaction() as tx:
+            for method, items, extra in steps:
+                if not items:
+                    continue
+                if method == "put_nodes":
+                    tx.put_nodes(keyed(tx, items))
+                else:
+                    tx.put_edges_bulk(items, check_existing=extra)
+                progress.update(len(items))
+    except Exception as exc:
+        if type(exc).__name__ == "MapFullError":
+            raise GestaltError(
+                "The database is full (LMDB map size reached); the load was rolled back and nothing was written. "
+                "Close it and reopen with a larger map: %gestalt open PATH --map-size 16GiB."
+            ) from exc
+        cause = None
+        if "index key exceeds" in str(exc):
+            indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
+            cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
+        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
+    seconds = time.perf_counter() - started
+    progress.finish(seconds)
+    connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
+    if total: connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)  # noqa: E701
+    return seconds
+
+
+def _existing(db: Any, keys: list[bytes], kind: str) -> dict[bytes, bytes]:
+    if kind == "Edge" and next(iter(db.iter_edge_ids(num_edges=1)), None) is None:
+        return {}  # no relationships stored yet: nothing to merge with, skip the lookups
+    if kind == "Node" and next(iter(db.get_node_keys_generator(num_nodes=1)), None) is None:
+        return {}
+    getter = db.store.get_nodes_bulk if kind == "Node" else db.store.get_edges_bulk
+    found = {}
+    for offset in range(0, len(keys), CHUNK):
+        found.update(getter(keys[offset : offset + CHUNK]))
+    return found
+
+
+def _warn(messages: list[str]) -> None:
+    for message in messages:
+        warnings.warn(message, GestaltWarning, stacklevel=3)
