@@ -178,9 +178,11 @@ def lint_cell(connection: Connection | None, source: str, split_line: Callable[[
     return marks
 
 
-def _bounded_count(keys: Any) -> str:
+def _bounded_count(keys: Any, noun: str) -> str:
     count = sum(1 for _ in islice(keys, COUNT_BOUND + 1))
-    return f"more than {COUNT_BOUND:,}" if count > COUNT_BOUND else f"{count:,}"
+    if count > COUNT_BOUND:
+        return f"more than {COUNT_BOUND:,} {noun}s"
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
 def hover(connection: Connection, name: str, kind: str) -> str | None:
@@ -191,16 +193,16 @@ def hover(connection: Connection, name: str, kind: str) -> str | None:
     """
     words = vocabulary(connection)
     if kind == "label" and name in words.labels:
-        count = _bounded_count(connection.db.iter_node_ids_by_label(name))
-        props, noun = words.node_props.get(name, ()), "nodes"
+        count = _bounded_count(connection.db.iter_node_ids_by_label(name), "node")
+        props = words.node_props.get(name, ())
     elif kind == "type" and name in words.types:
-        count = _bounded_count(connection.db.iter_edge_ids_by_type(name))
-        props, noun = words.rel_props.get(name, ()), "relationships"
+        count = _bounded_count(connection.db.iter_edge_ids_by_type(name), "relationship")
+        props = words.rel_props.get(name, ())
     else:
         return None
     what = "label" if kind == "label" else "relationship type"
     listed = ", ".join(props) if props else "none in the sample"
-    return f":{name} ({what}) — {count} {noun}; properties: {listed} (from the schema sample)"
+    return f":{name} ({what}) — {count}; properties: {listed} (from the schema sample)"
 
 
 # -- the comm ---------------------------------------------------------------------------------

@@ -1,15 +1,24 @@
 // What a %%gcypher cell's editor gets: Cypher highlighting (with classHighlighter's tok-* classes), lint
 // marks from the kernel's GestaltDB parser, and hover text for labels and relationship types.
 // Text from the kernel (messages, schema names) reaches the page only through textContent.
-import { LanguageSupport, syntaxHighlighting, syntaxTree } from '@codemirror/language';
+import { HighlightStyle, LanguageSupport, syntaxHighlighting, syntaxTree } from '@codemirror/language';
 import { linter } from '@codemirror/lint';
 import { EditorView, hoverTooltip } from '@codemirror/view';
-import { classHighlighter } from '@lezer/highlight';
+import { classHighlighter, tags } from '@lezer/highlight';
 
 import { cypherLanguage } from './cypher';
 import { ask } from './kernel';
 
 export const LINT_DELAY_MS = 200;
+
+// Labels and relationship types, property keys and $parameters told apart with JupyterLab's own editor
+// colours (CSS variables, so light and dark themes both apply), beside the theme's keyword/string/... colours.
+const cypherColours = HighlightStyle.define([
+  { tag: tags.typeName, color: 'var(--jp-mirror-editor-variable-2-color)' },
+  { tag: tags.propertyName, color: 'var(--jp-mirror-editor-property-color)' },
+  { tag: tags.special(tags.variableName), color: 'var(--jp-mirror-editor-variable-3-color)' },
+  { tag: tags.meta, color: 'var(--jp-mirror-editor-meta-color)' },
+]);
 
 const theme = EditorView.baseTheme({
   '.gestalt-hover': {
@@ -97,6 +106,7 @@ export function hoverSource(kernelFor) {
 export function cypherSupport(kernelFor) {
   return new LanguageSupport(cypherLanguage, [
     syntaxHighlighting(classHighlighter),
+    syntaxHighlighting(cypherColours),
     linter(lintSource(kernelFor), { delay: LINT_DELAY_MS }),
     hoverSource(kernelFor),
     theme,
