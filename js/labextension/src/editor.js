@@ -9,7 +9,7 @@ import { classHighlighter, tags } from '@lezer/highlight';
 import { cypherLanguage } from './cypher';
 import { ask } from './kernel';
 
-export const LINT_DELAY_MS = 200;
+export const LINT_DELAY_MS = 120;
 
 // Labels and relationship types, property keys and $parameters told apart with JupyterLab's own editor
 // colours (CSS variables, so light and dark themes both apply), beside the theme's keyword/string/... colours.
