@@ -70,7 +70,7 @@ def editor_notebook(root: Path) -> str:
 def lint_latency(chromium, repeats: int) -> dict:
     import gestalt_nb
     from gestalt_nb.cypher.lint import answer
-    from gestalt_nb.magics import split_line
+    from gestalt_nb.magics.cypher_args import split_line
     from gestalt_nb.session import REGISTRY
 
     query = forty_lines()

@@ -19,9 +19,9 @@ from gestaltdb.cypher import plan as plan_query
 from gestalt_nb.canvas import bundle
 from gestalt_nb.cypher.format import format_cell, format_query, tokens
 from gestalt_nb.cypher.lint import answer, cell_query, hover, lint_cell, lint_query
-from gestalt_nb.magics import split_line
-from gestalt_nb.query import prepare
-from gestalt_nb.query_plan import explain
+from gestalt_nb.magics.cypher_args import split_line
+from gestalt_nb.cypher.query import prepare
+from gestalt_nb.cypher.explain import explain
 from gestalt_nb.session import REGISTRY
 
 from .conftest import run

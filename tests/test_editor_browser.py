@@ -213,7 +213,7 @@ def test_format_cypher_gives_six_lines_and_the_same_plan(editor):
     lines = formatted.split("\n")[1:]
     assert [line.split()[0] for line in lines] == ["MATCH", "WHERE", "WITH", "ORDER", "LIMIT", "RETURN"], lines
     plans = page.kernel_json(
-        "import json\nfrom gestalt_nb.query_plan import explain as _explain\n"
+        "import json\nfrom gestalt_nb.cypher.explain import explain as _explain\n"
         f"_a, _b = _explain(_g.connection(), {SIX_CLAUSES!r}), _explain(_g.connection(), {formatted.split(chr(10), 1)[1]!r})\n"
         "print(json.dumps([_a.tree == _b.tree, _a.columns == _b.columns, len(_a.tree)]))")
     assert plans[:2] == [True, True] and plans[2] > 3

@@ -23,12 +23,11 @@ from dataclasses import asdict, dataclass
 from itertools import islice
 from typing import Any, Callable, TYPE_CHECKING
 
-from ..completion import vocabulary
-from ..cypher_text import mask
 from ..errors import GestaltError
 from ..options import settings
-from ..query import prepare
-from ..query_plan import explain
+from .explain import explain
+from .query import prepare
+from .text import mask
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -188,18 +187,20 @@ def _bounded_count(keys: Any, noun: str) -> str:
 def hover(connection: Connection, name: str, kind: str) -> str | None:
     """One line about label (``kind`` "label") or relationship type ``name``: its count and properties.
 
-    Properties come from the connection's cached schema sample, counts from the label/type index
-    (bounded). None when the name is not in the sample.
+    Properties come from the connection's cached schema sample (the adapter samples it once, lazily),
+    counts from the label/type index (bounded). None when the name is not in the sample.
     """
-    words = vocabulary(connection)
-    if kind == "label" and name in words.labels:
+    sample = connection.graph.get_structured_schema
+    rels = sample.get("relationships", [])
+    if kind == "label" and (name in sample.get("node_props", {}) or any(name in (r["start"], r["end"]) for r in rels)):
         count = _bounded_count(connection.db.iter_node_ids_by_label(name), "node")
-        props = words.node_props.get(name, ())
-    elif kind == "type" and name in words.types:
+        entries = sample.get("node_props", {}).get(name, ())
+    elif kind == "type" and (name in sample.get("rel_props", {}) or any(r["type"] == name for r in rels)):
         count = _bounded_count(connection.db.iter_edge_ids_by_type(name), "relationship")
-        props = words.rel_props.get(name, ())
+        entries = sample.get("rel_props", {}).get(name, ())
     else:
         return None
+    props = sorted({entry["property"] for entry in entries})
     what = "label" if kind == "label" else "relationship type"
     listed = ", ".join(props) if props else "none in the sample"
     return f":{name} ({what}) — {count}; properties: {listed} (from the schema sample)"
