@@ -268,3 +268,30 @@ def test_dark_theme_screenshot(editor):
     page.menu("Settings", "Theme", "JupyterLab Light")
     page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=15_000)
     assert ours(page) == [] and page.remote == []
+
+
+def test_a_busy_kernel_gives_no_marks_and_no_waiting(editor):
+    page = editor
+    type_into(page, 2, "import time\ntime.sleep(4)")
+    page.page.keyboard.press("Control+Enter")
+    page.page.wait_for_function("(n) => document.querySelectorAll('" + CODE_CELLS + "')[n].querySelector('.jp-InputPrompt').textContent.includes('*')", arg=2)
+    started = page.page.evaluate("() => performance.now()")
+    type_into(page, 1, "%%gcypher\nMATCH (n:Person RETURN n", " ")
+    typed = page.page.evaluate("(t) => performance.now() - t", started)
+    page.pause(1.0)
+    assert page.kernel_state() == "busy" and cell(page, 1).locator(".cm-lintRange").count() == 0
+    assert typed < 2000  # typing never waits for the kernel
+    page.wait_kernel_idle(timeout=30)
+    type_into(page, 2, PYTHON_CELL)
+    assert ours(page) == []
+
+
+def test_no_kernel_gives_no_marks_and_no_errors(editor):
+    page = editor
+    page.close_notebook()  # the kernel is shut down; the page stays
+    page.pause(1.0)
+    type_into(page, 1, "%%gcypher\nMATCH (a:Person)-[r]->(b RETURN a", " ")
+    page.pause(1.5)
+    assert cell(page, 1).locator(".cm-lintRange").count() == 0
+    assert "tok-typeName" in token_classes(page, 1).get("Person", "")  # highlighting needs no kernel
+    assert ours(page) == [] and page.remote == []  # (Notebook 7 itself throws on the deleted session: not ours)
