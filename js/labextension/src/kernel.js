@@ -67,7 +67,7 @@ function quiet(call) {
 }
 
 /** Ask the kernel; null unless it is idle (or `evenIfBusy`) and answers within `timeoutMs`. */
-export function ask(kernel, payload, { timeoutMs = 1500, evenIfBusy = false } = {}) {
+export function ask(kernel, payload, { timeoutMs = 3000, evenIfBusy = false } = {}) {
   if (!kernel || kernel.isDisposed || kernel.connectionStatus !== 'connected') return Promise.resolve(null);
   if (!evenIfBusy && kernel.status !== 'idle') return Promise.resolve(null);
   let channel = channels.get(kernel);
