@@ -5,6 +5,8 @@
 - ``explain``: ``--explain``, the engine's plan as a tree and slow-shape warnings
 - ``result``: ``QueryResult`` (records, ``.df``, ``.subgraph``)
 - ``text``: strings, comments and brackets in Cypher text without the parser
+- ``lint``, ``format``: what the Cypher editor (js/labextension) asks over its comm — lint marks and
+  hover text (parsed and planned, never run) — and Format Cypher
 - ``completion``, ``history``, ``snippets``: Tab completion, ``%ghistory``, ``--save`` / ``--with``
 
 May import: ``errors``, ``options``, ``display``, ``graph/``. Takes a ``Connection`` as an argument

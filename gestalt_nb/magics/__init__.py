@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import display
 from ..cypher.budget import guard_interrupts
-from . import completion
+from . import completion, editor
 from .magic import GestaltMagic
 
 __all__ = ["GestaltMagic", "register"]
@@ -36,6 +36,7 @@ def register(shell: Any) -> None:
         if callback not in shell.events.callbacks["pre_run_cell"]:
             shell.events.register("pre_run_cell", callback)
     completion.register(shell)  # the Cypher completer, once (a reload replaces it and undoes what it silenced)
+    editor.register(shell)  # the Cypher editor's comm target (replaced on a reload)
     if any(isinstance(item, GestaltMagic) for item in shell.configurables):
         return  # already registered: keep the magics and whatever %config set
     magics = GestaltMagic(shell=shell)

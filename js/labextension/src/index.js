@@ -1,0 +1,120 @@
+// gestalt-nb's Cypher editor for JupyterLab 4 and Notebook 7.
+//
+// A code cell whose first line is `%%gcypher ...` (or a one-line `%gcypher ...` cell) gets the
+// text/x-gcypher mime type, whose language is Cypher (highlighting, lint, hover: ./editor.js); changing
+// the first line switches it back to the notebook's own (Python) mime type, and either way again.
+// "Format Cypher" (gestalt-nb:format-cypher) asks the kernel for the formatted cell.
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { cypherSupport, LINT_DELAY_MS } from './editor';
+import { ask } from './kernel';
+
+export const MIME = 'text/x-gcypher';
+export const FORMAT = 'gestalt-nb:format-cypher';
+const CELL_MAGIC = /^%%gcypher(?=\s|$)/;
+const LINE_MAGIC = /^%gcypher(?=\s|$)/;
+
+/** Whether a cell's text is Cypher for the editor: a %%gcypher cell, or a one-line %gcypher cell. */
+export function isCypherCell(source) {
+  const newline = source.indexOf('\n');
+  const first = newline === -1 ? source : source.slice(0, newline);
+  return CELL_MAGIC.test(first) || (LINE_MAGIC.test(first) && (newline === -1 || !source.slice(newline + 1).trim()));
+}
+
+function watchNotebook(panel) {
+  const notebook = panel.content;
+  const watched = new WeakSet();
+  const update = (model) => {
+    if (model.type !== 'code' || model.isDisposed) return;
+    const want = isCypherCell(model.sharedModel.getSource()) ? MIME : notebook.codeMimetype;
+    if (model.mimeType !== want) model.mimeType = want;
+  };
+  const scan = () => {
+    const cells = notebook.model ? notebook.model.cells : null;
+    if (!cells) return;
+    for (let i = 0; i < cells.length; i++) {
+      const model = cells.get(i);
+      if (model.type !== 'code') continue;
+      if (!watched.has(model)) {
+        watched.add(model);
+        model.sharedModel.changed.connect(() => update(model));
+        model.mimeTypeChanged.connect(() => update(model)); // the notebook resets it on kernel changes
+      }
+      update(model);
+    }
+  };
+  panel.context.ready.then(() => {
+    scan();
+    if (notebook.model) notebook.model.cells.changed.connect(() => scan());
+  });
+}
+
+function kernelFinder(tracker) {
+  return (view) => {
+    const panel = tracker.find((widget) => widget.node.contains(view.dom));
+    const session = panel && panel.sessionContext.session;
+    return session ? session.kernel : null;
+  };
+}
+
+async function formatActiveCell(tracker) {
+  const cell = tracker.activeCell;
+  const panel = tracker.currentWidget;
+  if (!cell || !panel || cell.model.type !== 'code' || !cell.editor) return;
+  const before = cell.model.sharedModel.getSource();
+  const kernel = panel.sessionContext.session ? panel.sessionContext.session.kernel : null;
+  const reply = await ask(kernel, { op: 'format', source: before }, { timeoutMs: 3000, evenIfBusy: true });
+  if (!reply || typeof reply.source !== 'string' || reply.source === before) return;
+  if (cell.model.sharedModel.getSource() !== before) return; // edited meanwhile: keep the edit
+  const view = cell.editor.editor;
+  if (view && view.dispatch) {
+    view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: reply.source } }); // one undo step
+  } else {
+    cell.model.sharedModel.setSource(reply.source);
+  }
+}
+
+function addFormatCommand(app, tracker, palette) {
+  const inCypherCell = () => {
+    const cell = tracker.activeCell;
+    return !!cell && cell.model.type === 'code' && isCypherCell(cell.model.sharedModel.getSource());
+  };
+  app.commands.addCommand(FORMAT, {
+    label: 'Format Cypher',
+    caption: 'Format the query of this %%gcypher cell (keywords upper-case, one clause per line)',
+    isEnabled: inCypherCell,
+    execute: () => formatActiveCell(tracker),
+  });
+  app.commands.addKeyBinding({ command: FORMAT, keys: ['Shift Alt F'], selector: '.jp-Notebook' });
+  app.contextMenu.addItem({ command: FORMAT, selector: '.jp-CodeCell', rank: 60 });
+  if (palette) palette.addItem({ command: FORMAT, category: 'Notebook Operations' });
+}
+
+const plugin = {
+  id: 'gestalt-nb-editor:plugin',
+  description: 'Cypher in %%gcypher cells: highlighting, checks by the kernel\'s GestaltDB parser, format, hover.',
+  autoStart: true,
+  requires: [INotebookTracker, IEditorLanguageRegistry],
+  optional: [ICommandPalette],
+  activate(app, tracker, languages, palette) {
+    const started = performance.now();
+    const kernelFor = kernelFinder(tracker);
+    const support = cypherSupport(kernelFor);
+    languages.addLanguage({ name: 'gcypher', displayName: 'Cypher (gestalt-nb)', mime: MIME, extensions: [], load: async () => support });
+    tracker.widgetAdded.connect((_, panel) => watchNotebook(panel));
+    tracker.forEach((panel) => watchNotebook(panel));
+    addFormatCommand(app, tracker, palette);
+    let linted = 0;
+    // For browser tests and the benchmark: counts only, nothing that reaches the kernel.
+    window.gestaltEditor = Object.freeze({
+      mime: MIME,
+      lintDelay: LINT_DELAY_MS,
+      activateMs: performance.now() - started,
+      linted: (count) => { linted += 1; window.gestaltEditorLints = linted; },
+    });
+  },
+};
+
+export default plugin;
