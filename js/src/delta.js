@@ -55,13 +55,23 @@ export const deltaMethods = {
         this.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
       } else if (op.op === "fit") {
         this.fitAfter = true;
-      }
+      } else this.applyViewOp(op); // style / layout / filter (filter.js)
     }
     if (this.ui.root.querySelector(".gc-status").textContent.startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
-      this.updateLegend();
-      this.updateCount();
+      // encodings are of the drawn graph: compute them again, then the legend and count
+      this.encode();
+      const f = this.filt;
+      if (this.enc.color.of || this.enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.refresh();
+      else {
+        this.updateLegend();
+        this.updateCount();
+      }
+      if (added.length && this.layoutName() !== "force") this.setLayout(this.layoutSpec);
     }
+    // the panel shows the degree and properties as they are now
+    const last = [...this.selected].pop();
+    if (last !== undefined && this.graph.hasNode(last)) this.showNode(last);
     if (this.renderer) this.renderer.refresh();
     if (this.fitAfter) {
       this.fitAfter = false;

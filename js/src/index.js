@@ -8,6 +8,8 @@ import { makeHooks } from "./hooks.js";
 import { styleMethods } from "./style.js";
 import { actionMethods } from "./actions.js";
 import { deltaMethods } from "./delta.js";
+import { filterMethods } from "./filter.js";
+import { layoutMethods } from "./layouts/index.js";
 
 let instances = 0;
 
@@ -161,6 +163,9 @@ class CanvasView {
     this.undo = [];
     this.theme = readTheme(this.root);
     this.updateLabelColors();
+    this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
+    this.enc = null;
+    this.layoutPromise = null;
 
     const N = p.nodes.length, E = p.edges.length;
     this.sizing(N, E);
@@ -172,9 +177,13 @@ class CanvasView {
     addItems(graph, this, p.nodes, p.edges, this.styler());
     m.graph = performance.now();
     startPositions(graph);
+    if (this.layoutName() !== "force") this.placeComputed();
+    this.encode();
+    if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
+    else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
     m.positions = performance.now();
 
-    this.ui.setNotes(p.notes);
+    this.ui.setNotes(p.notes.concat(this.layoutNote ? [this.layoutNote] : []));
     this.updateLegend();
     this.updateCount();
     this.ui.setStatus("", "info");
@@ -280,6 +289,14 @@ class CanvasView {
 
   startLayout() {
     const id = this.instanceId;
+    if (this.layoutName() !== "force") {
+      // a computed layout (layouts/index.js) is placed already: nothing moves
+      this.times.settled = performance.now();
+      this.keepInView();
+      this.resolveSettled();
+      this.layoutSettled();
+      return;
+    }
     this.layout = new Layout(this.graph, {
       isFixed: (k) => {
         const d = this.nd.get(k);
@@ -299,6 +316,7 @@ class CanvasView {
         this.renderer && this.renderer.refresh();
         this.keepInView();
         this.resolveSettled();
+        this.layoutSettled();
       },
     });
     this.layout.start();
@@ -308,6 +326,8 @@ class CanvasView {
     const r = this.renderer;
 
     r.on("clickNode", ({ node, event }) => {
+      // on a dense canvas sigma's pick can be a neighbour drawn on top: take the nearest centre
+      if (event && Number.isFinite(event.x)) node = this.nearestNode(event.x, event.y) || node;
       const add = event && event.original && (event.original.shiftKey || event.original.metaKey || event.original.ctrlKey);
       if (add) {
         const next = new Set(this.selected);
@@ -435,7 +455,7 @@ class CanvasView {
 
 // the view's methods live in small modules: style.js (display attributes and
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
-Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods);
+Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, filterMethods, layoutMethods);
 
 async function inflateJSON(view) {
   const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);

@@ -71,14 +71,19 @@ export const styleMethods = {
   styleNode(key, a) {
     const t = this.theme;
     const d = this.nd.get(key);
-    a.color = (d.l >= 0 && this.labelColors[d.l]) || t.node;
-    a.size = this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
+    // encodings (filter.js / encode.js): colour and size by data; else label colour, size by degree
+    const enc = this.enc;
+    a.color = (enc && enc.color.of && enc.color.of.get(key)) || (d.l >= 0 && this.labelColors[d.l]) || t.node;
+    const f = enc && enc.size.of ? enc.size.of.get(key) : 0;
+    a.size = f ? this.baseSize * 1.2 * f : this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
     a.label = clip(d.c, 48);
     const sel = this.selected.has(key);
-    const strong = sel || d.h;
+    // when the query matched everything, a ring on every node says nothing: none then
+    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size);
+    const strong = sel || hl;
     if (strong || d.fixed) {
       a.type = "ring";
-      a.ringColor = sel ? t.select : d.h ? t.ring : t.pin;
+      a.ringColor = sel ? t.select : hl ? t.ring : t.pin;
       a.ringSize = strong ? 0.24 : 0.14;
       a.gapColor = t.bg;
       a.size = Math.max(a.size * (strong ? 1.45 : 1.15), strong ? 7.5 : 4);
@@ -90,9 +95,9 @@ export const styleMethods = {
       delete a.gapColor;
       delete a.zIndex;
     }
-    if (sel || (d.h && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
+    if (sel || (hl && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
     else delete a.forceLabel;
-    if (this.hidden.has(key)) a.hidden = true;
+    if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
   },
@@ -115,6 +120,8 @@ export const styleMethods = {
       if (sel || d.h) a.forceLabel = true;
       else delete a.forceLabel;
     }
+    if (this.filt && this.typeHidden(d)) a.hidden = true;
+    else delete a.hidden;
     return a;
   },
 
@@ -125,7 +132,7 @@ export const styleMethods = {
     // the hint must name "type": without hints sigma 3 repaints edges in place
     // and throws for edges not indexed yet ("can't be repaint")
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
-      attributes: ["color", "size", "type", "label", "forceLabel"],
+      attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
     });
   },
 
