@@ -119,8 +119,9 @@ class ViewMethods:
         op: dict[str, Any] = {"op": "style"}
         if color is not None:
             op["color"] = color_spec(str(color), nodes)
-            if op["color"].get("name"):
-                op["values"] = cut_values(nodes, op["color"]["name"])
+            cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
+            if cut:
+                op["values"] = cut
         if size is not None:
             op["size"] = size_spec(str(size), nodes)
         if caption is not None:
