@@ -72,7 +72,9 @@ export const deltaMethods = {
     // the panel shows the degree and properties as they are now
     const last = [...this.selected].pop();
     if (last !== undefined && this.graph.hasNode(last)) this.showNode(last);
-    if (this.renderer) this.renderer.refresh();
+    // style / filter / layout ops repaint through graph events (no full re-index)
+    const viewOnly = ops.length && ops.every((op) => op && ["style", "filter", "layout"].includes(op.op));
+    if (this.renderer && !viewOnly) this.renderer.refresh();
     if (this.fitAfter) {
       this.fitAfter = false;
       this.fit();

@@ -54,12 +54,15 @@ export function encodeColor(view, spec) {
       if (v < lo) lo = v;
       if (v > hi) hi = v;
     }
+    // on a dark background the darkest end of the scale would vanish: start it a little lighter
+    const t0 = view.theme && view.theme.dark ? 0.18 : 0;
+    const at = (t) => sequential(t0 + (1 - t0) * t);
     view.graph.forEachNode((k) => {
       const v = values.get(k);
-      out.set(k, v === undefined ? OTHER : sequential(hi > lo ? (v - lo) / (hi - lo) : 0.5));
+      out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
     });
     const missing = view.graph.order - values.size;
-    return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: sequential(0), high: sequential(1), missing } };
+    return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing } };
   }
   // categories: the most frequent first, then "other"
   const counts = new Map();

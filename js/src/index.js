@@ -410,6 +410,10 @@ class CanvasView {
     if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
     this.theme = next;
     this.updateLabelColors();
+    if (this.graph && this.enc) {
+      this.encode(); // the sequential scale depends on the background
+      this.updateLegend();
+    }
     if (!this.renderer) return;
     const s = this.sigmaSettings();
     this.renderer.setSetting("labelColor", s.labelColor);

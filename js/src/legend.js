@@ -46,7 +46,8 @@ export function renderLegend(el, m, toggle) {
   else parts.push(...list("label", m.labels || [], m.off.labels, toggle));
   if (c.kind !== "label" && (m.labels || []).length > 1) {
     parts.push(h("span", "gc-head", "labels"));
-    parts.push(...list("label", m.labels, m.off.labels, toggle));
+    // colour means something else here: label entries are filters only (no swatch colour)
+    parts.push(...list("label", m.labels.map((l) => ({ ...l, color: "transparent" })), m.off.labels, toggle));
   }
   if ((m.types || []).length) {
     parts.push(h("span", "gc-head", "relationships"));

@@ -20,22 +20,29 @@ export function communities(graph, rounds = 30) {
     const j = seed % (i + 1);
     [order[i], order[j]] = [order[j], order[i]];
   }
-  const count = new Map();
+  const count = new Int32Array(nodes.length);
+  const seen = [];
   for (let r = 0; r < rounds; r++) {
     let changed = 0;
     for (const i of order) {
       const list = nbrs[i];
       if (!list.length) continue;
-      count.clear();
-      for (const j of list) count.set(label[j], (count.get(label[j]) || 0) + 1);
-      let best = label[i], bestN = count.get(label[i]) || 0;
-      for (const [l, c] of count) if (c > bestN || (c === bestN && l < best)) (best = l), (bestN = c);
+      for (const j of list) {
+        if (!count[label[j]]++) seen.push(label[j]);
+      }
+      let best = label[i], bestN = count[label[i]];
+      for (const l of seen) {
+        const c = count[l];
+        if (c > bestN || (c === bestN && l < best)) (best = l), (bestN = c);
+      }
+      for (const l of seen) count[l] = 0;
+      seen.length = 0;
       if (best !== label[i]) {
         label[i] = best;
         changed++;
       }
     }
-    if (!changed) break;
+    if (changed <= nodes.length / 1000) break;
   }
   const size = new Map();
   for (const l of label) size.set(l, (size.get(l) || 0) + 1);
