@@ -328,3 +328,21 @@ def test_style_and_layout_survive_a_rebuild():
     assert canvas.graph["view"]["style"] == {"color": {"by": "community"}, "size": {"by": "property", "name": "score"}}
     assert canvas.graph["view"]["layout"] == {"name": "radial", "options": {"root": "s0"}}
     assert canvas.graph["view"]["filter"]["labels"] == ["Person"]
+
+
+def test_gcypher_view_arguments_become_view_options():
+    import argparse
+
+    from gestalt_nb.canvas.encode import add_view_arguments, view_options
+    from gestalt_nb.options import settings
+
+    parser = argparse.ArgumentParser()
+    add_view_arguments(parser)
+    options = view_options(parser.parse_args(["--color", "kind", "--size", "pagerank", "--caption", "title", "--layout", "positions:x=lon,y=lat"]))
+    assert options == {"color": "kind", "size": "pagerank", "caption": "title", "layout": "positions:x=lon,y=lat"}
+    chosen = settings.with_overrides(**options)
+    assert (chosen.color, chosen.size, chosen.caption_property, chosen.layout) == ("kind", "pagerank", "title", "positions:x=lon,y=lat")
+    with pytest.raises(GestaltError, match="Unknown layout"):
+        view_options(parser.parse_args(["--layout", "spring"]))
+    with pytest.raises(GestaltError, match="Unknown layout"):
+        settings.with_overrides(layout="spring")
