@@ -78,7 +78,7 @@ export const deltaMethods = {
     if (this.fitAfter) {
       this.fitAfter = false;
       this.fit();
-    } else this.keepInView();
+    } else if (!viewOnly) this.keepInView(); // style and filter ops move nothing (a layout op fits itself)
   },
 
   addNodes(op, anchor) {

@@ -176,8 +176,8 @@ class CanvasView {
     const m = (this.times.marks = { payload: t0 });
     addItems(graph, this, p.nodes, p.edges, this.styler());
     m.graph = performance.now();
-    startPositions(graph);
-    if (this.layoutName() !== "force") this.placeComputed();
+    if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
+    else startPositions(graph);
     this.encode();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
     else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
