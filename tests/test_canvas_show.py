@@ -346,3 +346,57 @@ def test_gcypher_view_arguments_become_view_options():
         view_options(parser.parse_args(["--layout", "spring"]))
     with pytest.raises(GestaltError, match="Unknown layout"):
         settings.with_overrides(layout="spring")
+
+
+# -- readability ----------------------------------------------------------------------------------
+
+
+def test_captions_never_cover_their_own_node(page):
+    canvas = GraphCanvas(styled_graph(), size="degree")
+    page.mount(canvas)
+    pos = page.settled(30)
+    spots = page.hook("h.labelSpots()")
+    drawn = 0
+    for k, spot in spots.items():
+        if not spot:
+            continue
+        drawn += 1
+        r = page.hook("h.nodeStyle(a).size", k)
+        cx, cy = pos[k]["x"], pos[k]["y"]
+        nx, ny = min(max(cx, spot["x"]), spot["x"] + spot["w"]), min(max(cy, spot["y"]), spot["y"] + 14)
+        assert math.hypot(nx - cx, ny - cy) >= r - 0.5, (k, spot, pos[k], r)
+    assert drawn >= 20
+
+
+def test_rings_only_on_what_matched(page):
+    sg = styled_graph()
+    sg.highlight_nodes = set(sg.nodes)
+    sg.highlight_edges = set(sg.edges)
+    canvas = GraphCanvas(sg)
+    page.mount(canvas)
+    assert not any(page.hook("h.nodeAttributes(a).type === 'ring'", k) for k in sg.nodes)
+    canvas.highlight(["s3"])
+    assert [k for k in sg.nodes if page.hook("h.nodeAttributes(a).type === 'ring'", k)] == ["s3"]
+
+
+def test_panel_follows_an_expansion_and_a_click_takes_the_nearest_node(page):
+    sg = graph([("a", "T", {"name": "A", "x": 0, "y": 0}), ("b", "T", {"name": "B", "x": 0.6, "y": 0}), ("c", "T", {"name": "C", "x": 100, "y": 60})], [("a", "b", "R")])
+    canvas = GraphCanvas(sg, layout="positions")
+    page.mount(canvas)
+    page.settled(10)
+    a, b = page.hook("h.screenPosition('a')"), page.hook("h.screenPosition('b')")
+    ra = page.hook("h.nodeStyle('a').size")
+    assert math.dist(a.values(), b.values()) < 2 * ra  # the two circles overlap
+    box = page.hook("h.canvas().getBoundingClientRect().toJSON()")
+    # a point inside both circles, nearer to a's centre
+    x, y = a["x"] + (b["x"] - a["x"]) * 0.3, a["y"]
+    page.page.mouse.click(box["x"] + x, box["y"] + y)
+    page.page.wait_for_timeout(400)
+    assert page.hook("h.selected()") == ["a"]
+    panel = lambda: page.hook("hook(i).canvas().closest('[data-gestalt-canvas]').querySelector('.gc-panel').textContent")
+    assert "degree1" in panel().replace(" ", "")
+    more = graph([("a", "T", {"name": "A"}), ("d", "T", {"name": "D"})], [])
+    more.add_edge(Edge("a-d", "a", "d", "R"))
+    canvas.add(more)
+    page.page.wait_for_timeout(300)
+    assert "degree2" in panel().replace(" ", "")

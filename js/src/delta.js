@@ -34,6 +34,7 @@ export const deltaMethods = {
 
   applyDelta(msg) {
     if (this.layout && this.layout.running) this.layout.settleNow();
+    const allBefore = this.hlCount > 0 && this.hlCount >= this.nd.size; // every node matched: no rings
     const ops = Array.isArray(msg.ops) ? msg.ops : [];
     let added = [];
     let relegend = false;
@@ -59,6 +60,8 @@ export const deltaMethods = {
     }
     if (this.ui.root.querySelector(".gc-status").textContent.startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
+      this.countHighlights();
+      if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.restyleAll(); // rings on / off
       // encodings are of the drawn graph: compute them again, then the legend and count
       this.encode();
       const f = this.filt;
@@ -212,9 +215,10 @@ export const deltaMethods = {
     }
     for (const [k, h] of nodes) this.nd.get(k).h = h;
     for (const [k, h] of edges) this.ed.get(k).h = h;
-    this.hlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
-    if (nodes.length > 200 || edges.length > 200) this.restyleAll();
+    const allBefore = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
+    this.countHighlights();
+    const allNow = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
+    if (nodes.length > 200 || edges.length > 200 || allBefore !== allNow) this.restyleAll();
     else {
       this.restyleNodes(nodes.map((x) => x[0]));
       this.restyleEdges(edges.map((x) => x[0]));

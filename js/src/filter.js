@@ -67,8 +67,7 @@ export const filterMethods = {
   // refresh of 10k nodes costs ~1 s in software WebGL); edges only when a filter changed.
   refresh(edgesToo = true) {
     this.refilter();
-    this.hlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a), {
       attributes: ["color", "size", "label", "hidden", "forceLabel", "ringColor", "ringSize", "gapColor"],
     });

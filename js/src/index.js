@@ -179,6 +179,7 @@ class CanvasView {
     if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
     else startPositions(graph);
     this.encode();
+    this.countHighlights();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
     else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
     m.positions = performance.now();

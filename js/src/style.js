@@ -106,8 +106,10 @@ export const styleMethods = {
     const t = this.theme;
     const d = this.ed.get(key);
     const sel = this.selectedEdge === key;
-    a.color = sel ? t.select : d.h ? t.edgeHi : t.edge;
-    if (sel || d.h) {
+    // everything matched (every node and relationship highlighted): emphasise nothing
+    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size);
+    a.color = sel ? t.select : hl ? t.edgeHi : t.edge;
+    if (sel || hl) {
       a.size = Math.max(2.2, this.edgeSize * 2.5);
       if (this.edgeType !== "arrow") a.type = this.bigEdgeHi;
     } else {
@@ -117,7 +119,7 @@ export const styleMethods = {
     if (this.edgeLabels) {
       const type = d.y >= 0 ? this.types[d.y] : null;
       a.label = type !== undefined && type !== null ? clip(type, 40) : null;
-      if (sel || d.h) a.forceLabel = true;
+      if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
     }
     if (this.filt && this.typeHidden(d)) a.hidden = true;
@@ -126,14 +128,20 @@ export const styleMethods = {
   },
 
   restyleAll() {
-    this.hlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
     // the hint must name "type": without hints sigma 3 repaints edges in place
     // and throws for edges not indexed yet ("can't be repaint")
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
       attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
     });
+  },
+
+  countHighlights() {
+    this.hlCount = 0;
+    this.ehlCount = 0;
+    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    for (const d of this.ed.values()) if (d.h) this.ehlCount++;
   },
 
   restyleNodes(keys) {
@@ -318,7 +326,13 @@ export const styleMethods = {
     else if (angle < -Math.PI / 2) angle += Math.PI;
     const cx = (sx + tx) / 2, cy = (sy + ty) / 2;
     const fs = s.edgeLabelSize;
-    const offsets = [e.size / 2 + fs, -e.size / 2 - 3];
+    let offsets = [e.size / 2 + fs, -e.size / 2 - 3];
+    // several relationships between the same two nodes (either direction): each label gets its own row
+    const slot = this.pairSlot(e.key);
+    if (slot && slot.n > 1) {
+      const row = Math.floor(slot.k / 2) * (fs + 2);
+      offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
+    }
     const sc = this.placing() && this.renderer ? this.frameScene() : null;
     let off = offsets[0];
     if (sc) {
@@ -347,6 +361,23 @@ export const styleMethods = {
     ctx.rotate(angle);
     ctx.fillText(label, -w / 2, off);
     ctx.restore();
+  },
+
+  // {k, n}: this relationship is the k-th of n between its two nodes (recomputed once per frame)
+  pairSlot(key) {
+    if (!this.slots || this.slotsFrame !== this.frameNo) {
+      this.slotsFrame = this.frameNo;
+      const groups = new Map();
+      this.graph.forEachEdge((k, a, s, t) => {
+        if (s === t) return;
+        const id = s < t ? s + "\u0000" + t : t + "\u0000" + s;
+        if (!groups.has(id)) groups.set(id, []);
+        groups.get(id).push(k);
+      });
+      this.slots = new Map();
+      for (const list of groups.values()) list.sort().forEach((k, i) => this.slots.set(k, { k: i, n: list.length }));
+    }
+    return this.slots.get(key);
   },
 
   // Self-loops (sigma draws none): a small ring at the node's upper right, with

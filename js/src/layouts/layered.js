@@ -130,7 +130,7 @@ export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
   for (let i = 0; i < n; i++) (x0 = Math.min(x0, x[i])), (x1 = Math.max(x1, x[i]));
   const width = Math.max(1, x1 - x0);
   // layer distance: at least 1.5 gaps, more when the drawing would be much wider than the canvas
-  const dy = Math.max(1.5, width / Math.max(1, L - 1) / Math.max(0.3, aspect));
+  const dy = Math.min(2 + L / 4, Math.max(1.5, width / Math.max(1, L - 1) / Math.max(0.3, aspect)));
   const pos = new Array(n);
   for (let i = 0; i < n; i++) pos[i] = [(x[i] - (x0 + x1) / 2) * gap, -layer[i] * dy * gap];
   let reversed = 0;
