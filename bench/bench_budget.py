@@ -2,7 +2,7 @@
 
 The same query as bench_gcypher.py (typed, 1,000 rows, on 10,000 nodes / 30,000 edges), run
 through the adapter's ``query_read_only`` directly (today's path without a budget) and inside
-``gestalt_nb.budget.run_within`` (what every read now does), in rotation; medians of wall time and
+``gestalt_nb.cypher.budget.run_within`` (what every read now does), in rotation; medians of wall time and
 of CPU time (process-wide, so the watchdog's own polling counts). Also a short 50-row query, where
 a fixed per-call cost would show most. Target: at most 10% over the unbudgeted read.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from graphs import build  # noqa: E402
 
-from gestalt_nb.budget import Budget, BudgetExceeded, QueryInterrupted, run_within  # noqa: E402
+from gestalt_nb.cypher.budget import Budget, BudgetExceeded, QueryInterrupted, run_within  # noqa: E402
 
 QUERY = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 1000"
 SHORT = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 50"

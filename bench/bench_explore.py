@@ -21,7 +21,7 @@ from graphs import build  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 import gestalt_nb  # noqa: E402
-from gestalt_nb.explorer import Explorer  # noqa: E402
+from gestalt_nb.graph.explorer import Explorer  # noqa: E402
 from gestalt_nb.render import render  # noqa: E402
 
 

@@ -30,7 +30,7 @@ from gestaltdb.graphdb import GraphDB  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
-from gestalt_nb.memory import GestaltStore  # noqa: E402
+from gestalt_nb.memory.store import GestaltStore  # noqa: E402
 
 PER_NAMESPACE = 100
 

@@ -24,8 +24,8 @@ from graphs import build  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 
 import gestalt_nb  # noqa: E402
-from gestalt_nb.explorer import Explorer  # noqa: E402
-from gestalt_nb.retrieval import retrieve  # noqa: E402
+from gestalt_nb.graph.explorer import Explorer  # noqa: E402
+from gestalt_nb.graph.retrieval import retrieve  # noqa: E402
 
 START = "p5"
 

@@ -23,8 +23,8 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langchain_gestaltdb import GestaltDBGraph
 
 import gestalt_nb
-from gestalt_nb import names
-from gestalt_nb.names import NAME_KEY, keyed
+from gestalt_nb.graph import names
+from gestalt_nb.graph.names import NAME_KEY, keyed
 
 TYPES = ("KNOWS", "WORKS_WITH", "FOLLOWS")
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import display
 from .errors import GestaltError, GestaltWarning
 from .options import settings
 from .render import render
-from .result import QueryResult
+from .cypher.result import QueryResult
 from .session import REGISTRY, Connection
-from .subgraph import Edge, Node, Subgraph
+from .graph.subgraph import Edge, Node, Subgraph
 
 __all__ = [
     "Connection",
@@ -58,6 +59,13 @@ __all__ = [
 __version__ = "0.1.0"
 
 
+def _load_views() -> None:
+    from . import views  # noqa: F401 - registers every result's view in display.VIEWS
+
+
+display.load_views = _load_views
+
+
 def connect(path: str, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
     """Open an existing database directory and make it current (``%gestalt open``)."""
     return REGISTRY.open(path, alias=alias, map_size=map_size)
@@ -85,7 +93,7 @@ def connection(alias: str | None = None) -> Connection:
 
 def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
-    from . import history
+    from .cypher import history
 
     connection = REGISTRY.get(alias)
     try:
@@ -100,21 +108,21 @@ def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None =
 
 def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
     """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
-    from .query_plan import explain as _explain
+    from .cypher.explain import explain as _explain
 
     return _explain(REGISTRY.get(alias), query, params, **options)
 
 
 def query_history(last: int | None = None):
     """This kernel's queries as a DataFrame (``%ghistory``)."""
-    from . import history as _history
+    from .cypher import history as _history
 
     return _history.frame(last)
 
 
 def saved_snippets():
     """The saved query snippets as a DataFrame (``%gsnippets``)."""
-    from . import snippets as _snippets
+    from .cypher import snippets as _snippets
 
     return _snippets.frame()
 
@@ -126,7 +134,7 @@ def schema(alias: str | None = None, **options: Any):
 
 def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
     """The neighbourhood explorer widget (``%gexplore``); its ``.explorer`` holds the state."""
-    from .explorer import Explorer
+    from .graph.explorer import Explorer
     from .views.explorer_view import ExplorerView
 
     explorer = Explorer(REGISTRY.get(alias), node_budget=node_budget, sample_size=sample_size)
@@ -140,7 +148,7 @@ def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None 
 
     Options: ``limit``, ``debounce`` (seconds, default 0.3), ``max_wait`` (default 2). ``.stop()`` ends it.
     """
-    from .live_result import Live
+    from .feed.live import Live
 
     result = Live(REGISTRY.get(alias), query, params, **options)
     REGISTRY.last_result = result
@@ -151,9 +159,9 @@ def plan(question: str, model: Any = None, *, alias: str | None = None, **option
     """A checked ``QueryPlan`` for a question in words (``%%gask``); ``.execute()`` runs it through ``query_subgraph``.
 
     ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``). Options:
-    ``timeout`` (seconds, default 30), ``allow_cypher`` (default True). See :mod:`gestalt_nb.planner`.
+    ``timeout`` (seconds, default 30), ``allow_cypher`` (default True). See :mod:`gestalt_nb.agents.planner`.
     """
-    from . import planner
+    from .agents import planner
 
     chosen = model if model is not None else planner.DEFAULT_MODEL.get("model")
     if chosen is None:
@@ -217,7 +225,7 @@ def answer(question: str, model: Any, *, max_depth: int = 2, alias: str | None =
 
 def set_planner_model(model: Any) -> None:
     """The chat model ``plan`` and ``%%gask`` use when none is named."""
-    from . import planner
+    from .agents import planner
 
     planner.DEFAULT_MODEL["model"] = model
 
@@ -233,7 +241,7 @@ def query_subgraph(
 ):
     """The bounded neighbourhood of named entities on the current (or named) connection (``%gsubgraph``).
 
-    See :func:`gestalt_nb.neighbourhood.query_subgraph` for the options and guarantees.
+    See :func:`gestalt_nb.graph.neighbourhood.query_subgraph` for the options and guarantees.
     """
     result = REGISTRY.get(alias).subgraph(entities, relations, min_confidence, max_hops, **options)
     REGISTRY.last_result = result
@@ -242,7 +250,7 @@ def query_subgraph(
 
 def show_retrieval(retriever: Any, query: str):
     """Run any ``GestaltDBRetriever`` and return its retrieval (drawn paths, documents table)."""
-    from .retrieval import retrieve
+    from .graph.retrieval import retrieve
     from .session import Connection as _Connection
 
     connection = next((c for c in REGISTRY.connections.values() if c.graph is retriever.graph), None)
@@ -253,15 +261,15 @@ def show_retrieval(retriever: Any, query: str):
 
 
 def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
-    """Load a DataFrame as nodes in one transaction (``%gload nodes``); see ``gestalt_nb.loading``."""
-    from . import loading
+    """Load a DataFrame as nodes in one transaction (``%gload nodes``); see ``gestalt_nb.data.loading``."""
+    from .data import loading
 
     return loading.load_nodes(REGISTRY.get(alias), df, **options)
 
 
 def load_edges(df: Any, *, alias: str | None = None, **options: Any):
     """Load a DataFrame as relationships in one transaction (``%gload edges``)."""
-    from . import loading
+    from .data import loading
 
     return loading.load_edges(REGISTRY.get(alias), df, **options)
 
@@ -269,9 +277,9 @@ def load_edges(df: Any, *, alias: str | None = None, **options: Any):
 def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
     """Load a networkx graph into the current (or named) connection; returns (nodes, relationships) LoadResults.
 
-    Options: ``label``, ``type``, ``label_attr``, ``type_attr``, ``directed``; see ``gestalt_nb.networkx_io``.
+    Options: ``label``, ``type``, ``label_attr``, ``type_attr``, ``directed``; see ``gestalt_nb.data.networkx_io``.
     """
-    from .networkx_io import from_networkx as load
+    from .data.networkx_io import from_networkx as load
 
     return load(REGISTRY.get(alias), G, **options)
 
@@ -280,7 +288,7 @@ def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -
     """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result.
 
     Options: ``types`` (a list; default every type), ``max_hops`` (10), ``direction`` ("both", "out", "in"),
-    ``all_shortest``. See ``gestalt_nb.paths``.
+    ``all_shortest``. See ``gestalt_nb.cypher.paths``.
     """
     result = REGISTRY.get(alias).shortest_path(a, b, **options)
     REGISTRY.last_result = result
@@ -289,14 +297,14 @@ def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -
 
 def load_graph_documents(documents: Any, *, include_source: bool = False, alias: str | None = None):
     """The adapter's ``add_graph_documents`` inside one transaction: all or nothing, and fast."""
-    from . import loading
+    from .data import loading
 
     return loading.load_graph_documents(REGISTRY.get(alias), documents, include_source=include_source)
 
 
 def show_trace(messages_or_state: Any):
     """The steps of an agent run — tool calls, answers, refusals — and one graph of all it touched."""
-    from .trace import trace
+    from .agents.trace import trace
 
     return trace(messages_or_state)
 
@@ -315,35 +323,11 @@ def show(value: Any, **options: Any):
     return view_for(value, **options)
 
 
-class _Loaded(set):
-    """IPython's set of loaded extensions, in which gestalt_nb never counts as loaded.
-
-    Loading gestalt_nb is idempotent (the magics and their settings are kept), so a notebook run
-    again in the same kernel loads it again silently instead of printing "already loaded".
-    """
-
-    def __contains__(self, item: object) -> bool:
-        return item != __name__ and super().__contains__(item)
-
-
 def load_ipython_extension(shell: Any) -> None:
-    from . import display
-    from .budget import guard_interrupts
-    from .completion import register
-    from .magics import GestaltMagic
+    """``%load_ext gestalt_nb``: the magics, their settings, the Cypher completer and the cell hooks."""
+    from .magics import register
 
-    manager = getattr(shell, "extension_manager", None)
-    if manager is not None and type(manager.loaded) is set:
-        manager.loaded = _Loaded(manager.loaded)
-    for callback in (guard_interrupts, display.before_cell):
-        if callback not in shell.events.callbacks["pre_run_cell"]:
-            shell.events.register("pre_run_cell", callback)
-    register(shell)  # the Cypher completer, once (a reload replaces it and undoes what it silenced)
-    if any(isinstance(item, GestaltMagic) for item in shell.configurables):
-        return  # already registered: keep the magics and whatever %config set
-    magics = GestaltMagic(shell=shell)
-    shell.register_magics(magics)
-    shell.configurables.append(magics)
+    register(shell)
 
 
 def unload_ipython_extension(shell: Any) -> None:

@@ -1,22 +1,30 @@
 """Results display as their view, and views are released when the cell that showed them runs again.
 
-Results know nothing of views: ``view_for`` finds a result's view class in ``gestalt_nb.views``.
+Results know nothing of views: ``view_for`` finds a result's view class in ``VIEWS``, which
+``gestalt_nb.views`` fills when it is imported. The package (``gestalt_nb/__init__.py``) sets
+``load_views``, so this bottom layer never imports the drawing side and ``import gestalt_nb`` stays
+light (the widget stack loads on the first display).
 A result keeps one default view (``.view``, also what ``.canvas`` belongs to), made on first use;
 ``show(**options)`` makes a new one with per-call options.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+#: result type → its view class (or a factory); filled by ``gestalt_nb.views``.
+VIEWS: dict[type, Callable[..., Any]] = {}
+#: Imports the views (set by the package); called once, on the first display.
+load_views: Callable[[], Any] | None = None
 #: cell id → the views its last run displayed (closed when that cell runs again).
 _by_cell: dict[str, list[Any]] = {}
 _current_cell: str | None = None
 
 
 def view_for(value: Any, **options: Any) -> Any:
-    from .views import VIEWS
-
+    if not VIEWS and load_views is not None:
+        load_views()
     for kind in type(value).__mro__:
         if kind in VIEWS:
             return VIEWS[kind](value, **options)

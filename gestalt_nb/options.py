@@ -7,6 +7,7 @@ directly (``gestalt_nb.settings.row_limit = 5000``). Per-call arguments override
 from __future__ import annotations
 
 import importlib.util
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -83,8 +84,6 @@ class Settings:
         layout = self.layout.get("name") if isinstance(self.layout, dict) else str(self.layout).partition(":")[0]
         if layout not in LAYOUTS:
             raise GestaltError(f"Unknown layout {layout!r}; choose one of: {', '.join(LAYOUTS)}.")
-        from .budget import parse_bytes
-
         for name in ("timeout", "tool_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -96,3 +95,22 @@ class Settings:
 settings = Settings()
 #: Every setting, each also a ``GestaltMagic`` trait of the same name.
 SETTING_NAMES = tuple(item.name for item in fields(Settings))
+
+
+def parse_bytes(value: int | str, what: str, example: str = "2GiB, 512MiB or 536870912", hint: str = "") -> int:
+    """``536870912``, ``"512MiB"``, ``"2GB"`` or ``"4g"`` in bytes (binary units); at least 1 MiB."""
+    from .errors import GestaltError
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        amount = value
+    else:
+        match = _SIZE.match(str(value))
+        if not match:
+            raise GestaltError(f"Cannot read {what} {value!r}; write it like {example}.")
+        amount = int(float(match.group(1)) * 1024 ** " kmgt".index(match.group(2).lower() or " "))
+    if amount < 1024**2:
+        raise GestaltError(f"{what[:1].upper()}{what[1:]} {value!r} is too small; use at least 1MiB{hint}.")
+    return amount
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)

@@ -23,24 +23,13 @@ from langchain_gestaltdb import GestaltDBGraph
 from langchain_gestaltdb._serialization import normalize
 
 from .errors import GestaltError
-from .options import settings
+from .options import parse_bytes, settings
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 
 
 def parse_size(value: int | str) -> int:
     """Parse ``4294967296``, ``"512MiB"``, ``"2GB"`` or ``"8g"`` into bytes (binary units)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    else:
-        match = _SIZE.match(str(value))
-        if not match:
-            raise GestaltError(f"Cannot read map size {value!r}; write it like 1GiB, 512MiB or 4294967296.")
-        power = " kmgt".index(match.group(2).lower() or " ")
-        size = int(float(match.group(1)) * 1024**power)
-    if size < 1024**2:
-        raise GestaltError(f"Map size {value!r} is too small; use at least 1MiB (the default is 4GiB).")
-    return size
+    return parse_bytes(value, "map size", "1GiB, 512MiB or 4294967296", " (the default is 4GiB)")
 
 
 @dataclass(eq=False)
@@ -77,26 +66,26 @@ class Connection:
         return "Wrap an open graph again with %gestalt use VAR"
 
     def run(self, query: str, params: dict[str, Any] | None = None, **options: Any):
-        """Run Cypher on this connection; see :func:`gestalt_nb.query.run` for the options."""
-        from .query import run
+        """Run Cypher on this connection; see :func:`gestalt_nb.cypher.query.run` for the options."""
+        from .cypher.query import run
 
         return run(self, query, params, **options)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, **options: Any):
-        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.query_plan.explain`."""
-        from .query_plan import explain
+        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.cypher.explain.explain`."""
+        from .cypher.explain import explain
 
         return explain(self, query, params, **options)
 
     def subgraph(self, entities: Any = None, relations: Any = None, min_confidence: float = 0.0, max_hops: int = 1, **options: Any):
-        """The bounded neighbourhood of named entities; see :func:`gestalt_nb.neighbourhood.query_subgraph`."""
-        from .neighbourhood import query_subgraph
+        """The bounded neighbourhood of named entities; see :func:`gestalt_nb.graph.neighbourhood.query_subgraph`."""
+        from .graph.neighbourhood import query_subgraph
 
         return query_subgraph(self, entities, relations, min_confidence, max_hops, **options)
 
     def index_names(self) -> int:
         """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
-        from .names import index_names
+        from .graph.names import index_names
 
         changed = index_names(self)
         self.feed.publish("index_names", None, exact=False)
@@ -104,29 +93,29 @@ class Connection:
 
     @property
     def feed(self):
-        """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed`)."""
+        """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed.changes`)."""
         feed = self.__dict__.get("_feed")
         if feed is None:
-            from .feed import Feed
+            from .feed.changes import Feed
 
             feed = self.__dict__["_feed"] = Feed(self)
         return feed
 
     def shortest_path(self, a: Any, b: Any, **options: Any):
-        """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.paths.shortest_path`."""
-        from .paths import shortest_path
+        """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.cypher.paths.shortest_path`."""
+        from .cypher.paths import shortest_path
 
         return shortest_path(self, a, b, **options)
 
     def from_networkx(self, G: Any, **options: Any):
-        """Load a networkx graph here; see :func:`gestalt_nb.networkx_io.from_networkx`."""
-        from .networkx_io import from_networkx
+        """Load a networkx graph here; see :func:`gestalt_nb.data.networkx_io.from_networkx`."""
+        from .data.networkx_io import from_networkx
 
         return from_networkx(self, G, **options)
 
     def schema(self, **options: Any):
-        """The schema sample; see :func:`gestalt_nb.graph_schema.schema` for the options."""
-        from .graph_schema import schema
+        """The schema sample; see :func:`gestalt_nb.graph.schema.schema` for the options."""
+        from .graph.schema import schema
 
         return schema(self, **options)
 
@@ -154,13 +143,13 @@ class Connection:
 
     def toolkit(self, **options: Any):
         """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
-        from .handoff import Toolkit, bind
+        from .agents.handoff import Toolkit, bind
 
         return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def claim_toolkit(self, **options: Any):
         """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
-        from .handoff import ClaimToolkit, bind
+        from .agents.handoff import ClaimToolkit, bind
 
         return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
@@ -170,7 +159,7 @@ class Connection:
 
     def claims(self, **caps: Any):
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
-        from .claims import ClaimAPI
+        from .claims.api import ClaimAPI
 
         return ClaimAPI(self, **caps)
 
@@ -178,7 +167,7 @@ class Connection:
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
 
-        from .ids import resolve
+        from .graph.ids import resolve
 
         if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
             options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
@@ -189,7 +178,7 @@ class Connection:
 
     def memory_store(self, **options: Any):
         """A LangGraph long-term store on this graph (``gestalt_nb.memory.GestaltStore``)."""
-        from .memory import GestaltStore
+        from .memory.store import GestaltStore
 
         return GestaltStore(self, **options)
 
@@ -365,7 +354,7 @@ class Registry:
 
     def demo(self, path: str | Path | None = None, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
         """Open the bundled demo graph at ``path`` (built there first if absent; a temp dir by default)."""
-        from .demo_graph import build_demo
+        from .data.demo_graph import build_demo
 
         scratch = None
         if path is None:

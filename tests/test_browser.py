@@ -21,7 +21,7 @@ from langchain_gestaltdb import GestaltDBGraph, GraphDocument, GraphNode
 import gestalt_nb
 from gestalt_nb.agents import ScriptedChatModel, build_graph_agent, tool_call
 from gestalt_nb.claims import ClaimAPI
-from gestalt_nb.explorer import Explorer
+from gestalt_nb.graph.explorer import Explorer
 from gestalt_nb.views.explorer_view import ExplorerView
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

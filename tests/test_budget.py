@@ -14,7 +14,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 import gestalt_nb
-from gestalt_nb.budget import BudgetExceeded, QueryInterrupted, running
+from gestalt_nb.cypher.budget import BudgetExceeded, QueryInterrupted, running
 
 from .conftest import run
 

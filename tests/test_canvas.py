@@ -19,7 +19,7 @@ from ipywidgets.widgets.widget import _remove_buffers
 import gestalt_nb
 from gestalt_nb import Subgraph
 from gestalt_nb.canvas import GraphCanvas, bundle
-from gestalt_nb.subgraph import Edge, Node
+from gestalt_nb.graph.subgraph import Edge, Node
 
 from .conftest import raw, run
 

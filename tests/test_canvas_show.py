@@ -20,7 +20,7 @@ from gestalt_nb.canvas import GraphCanvas
 from gestalt_nb.canvas.encode import parse_layout
 from gestalt_nb.errors import GestaltError
 from gestalt_nb.render.palette import PALETTE
-from gestalt_nb.subgraph import Edge, Node, Subgraph
+from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
 
 from .jupyter_page import ARGS, CHROMIUM
 
@@ -330,22 +330,19 @@ def test_style_and_layout_survive_a_rebuild():
     assert canvas.graph["view"]["filter"]["labels"] == ["Person"]
 
 
-def test_gcypher_view_arguments_become_view_options():
-    import argparse
+def test_gcypher_options_reach_the_canvas(shell, demo):
+    from .conftest import run
 
-    from gestalt_nb.canvas.encode import add_view_arguments, view_options
-    from gestalt_nb.options import settings
-
-    parser = argparse.ArgumentParser()
-    add_view_arguments(parser)
-    options = view_options(parser.parse_args(["--color", "kind", "--size", "pagerank", "--caption", "title", "--layout", "positions:x=lon,y=lat"]))
-    assert options == {"color": "kind", "size": "pagerank", "caption": "title", "layout": "positions:x=lon,y=lat"}
-    chosen = settings.with_overrides(**options)
-    assert (chosen.color, chosen.size, chosen.caption_property, chosen.layout) == ("kind", "pagerank", "title", "positions:x=lon,y=lat")
-    with pytest.raises(GestaltError, match="Unknown layout"):
-        view_options(parser.parse_args(["--layout", "spring"]))
-    with pytest.raises(GestaltError, match="Unknown layout"):
-        settings.with_overrides(layout="spring")
+    result = run(shell, "%%gcypher --color born --size h_index --caption name --layout layered\nMATCH (p:Person)-[k:KNOWS]->(q:Person) RETURN p, k, q")
+    view = result.canvas.graph["view"]
+    assert view["layout"]["name"] == "layered"
+    assert view["style"] == {"color": {"by": "property", "name": "born"}, "size": {"by": "property", "name": "h_index"}}
+    with pytest.raises(Exception, match="takes root"):
+        run(shell, "%%gcypher --layout radial:x=1\nMATCH (p:Person) RETURN p")
+    with pytest.raises(Exception, match="Unknown layout"):
+        run(shell, "%%gcypher --layout spring\nMATCH (p:Person) RETURN p")
+    run(shell, "%config GestaltMagic.layout = 'grid'")
+    assert run(shell, "%%gcypher\nMATCH (p:Person) RETURN p").canvas.graph["view"]["layout"]["name"] == "grid"
 
 
 # -- readability ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from IPython.core.completer import provisionalcompleter
 
 import gestalt_nb
-from gestalt_nb.magics import _gcypher_parser
+from gestalt_nb.magics.cypher_args import _gcypher_parser
 from gestalt_nb.options import RENDERERS
 
 from .conftest import raw, run
@@ -120,7 +120,7 @@ def test_magic_options_and_their_values(shell, demo):
     assert texts(shell, "%gcypher --ex") == ["--explain"]
     shell.user_ns["who_params"] = {"name": "x"}
     assert "who_params" in texts(shell, "%%gcypher -P who_")
-    from gestalt_nb import snippets
+    from gestalt_nb.cypher import snippets
 
     snippets.save("staff_list", "MATCH (p:Person) RETURN p", ["p"])
     try:

@@ -7,8 +7,8 @@ import argparse
 import pytest
 from IPython.core.error import UsageError
 
-from gestalt_nb import magics
-from gestalt_nb.magic_help import default_text, invocation, subcommands
+from gestalt_nb.magics import magic as magics
+from gestalt_nb.magics.help import default_text, invocation, subcommands
 
 from .conftest import raw, run
 

@@ -6,7 +6,7 @@ import pytest
 from gestaltdb.graphdb import GraphDB, Node
 
 import gestalt_nb
-from gestalt_nb.query_plan import LARGE, QueryPlan
+from gestalt_nb.cypher.explain import LARGE, QueryPlan
 
 from .conftest import raw, run
 from .test_gcypher import snapshot

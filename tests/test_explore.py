@@ -6,7 +6,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import gestalt_nb
-from gestalt_nb.explorer import Explorer
+from gestalt_nb.graph.explorer import Explorer
 
 from .conftest import raw, run
 

@@ -93,6 +93,9 @@ def gestalt_nb_needs(module: str, seen: set[str]) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in tree.body:  # top-level imports only: lazy imports inside functions are optional paths
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "_LAZY" for t in node.targets):
+            # a package's names loaded on first use (PEP 562 __getattr__): importing them loads these modules
+            found.update(f"{module}.{value.value}" for value in node.value.values if isinstance(value, ast.Constant))
         blocks = [node] + (node.body if isinstance(node, ast.Try) else [])
         for item in blocks:
             if isinstance(item, ast.Import):
@@ -175,10 +178,10 @@ def test_a_missing_pyvis_is_one_line_with_the_pip_command(shell, demo, monkeypat
 
 def test_a_missing_langgraph_is_one_line_with_the_pip_command(shell, monkeypatch, capsys):
     hide(monkeypatch, "langgraph")
-    monkeypatch.delitem(sys.modules, "gestalt_nb.agents", raising=False)
+    monkeypatch.delitem(sys.modules, "gestalt_nb.agents.agent", raising=False)
     with pytest.raises(ImportError, match=r"gestalt_nb.agents needs LangGraph, which is not installed: pip install 'gestalt-nb\[agents\]'"):
-        import gestalt_nb.agents  # noqa: F401
-    monkeypatch.delitem(sys.modules, "gestalt_nb.agents", raising=False)
+        import gestalt_nb.agents.agent  # noqa: F401 - the agent moved here; gestalt_nb.agents loads it on first use
+    monkeypatch.delitem(sys.modules, "gestalt_nb.agents.agent", raising=False)
     capsys.readouterr()
     shell.run_cell("from gestalt_nb.agents import build_graph_agent", store_history=False)
     shown = capsys.readouterr().out.strip()

@@ -6,7 +6,7 @@ import pytest
 from IPython.core.error import UsageError
 
 import gestalt_nb
-from gestalt_nb import history, snippets
+from gestalt_nb.cypher import history, snippets
 
 from .conftest import raw, run
 

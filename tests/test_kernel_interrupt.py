@@ -69,7 +69,7 @@ db.close()
 print(gestalt_nb.__file__)
 """
 
-THREADS = "print(sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and t.name.startswith(('gestalt', 'ThreadPool')) and t.name != 'gestalt-watchdog'), gestalt_nb.budget.running())"
+THREADS = "print(sorted(t.name for t in threading.enumerate() if t is not threading.main_thread() and t.name.startswith(('gestalt', 'ThreadPool')) and t.name != 'gestalt-watchdog'), gestalt_nb.cypher.budget.running())"
 
 
 def interrupt(km, client, msg_id):

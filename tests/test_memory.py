@@ -23,7 +23,7 @@ from typing_extensions import TypedDict
 import gestalt_nb
 from gestalt_nb.errors import GestaltError
 from gestalt_nb.memory import INTERNAL_LABELS, INTERNAL_TYPES, GestaltStore
-from gestalt_nb.memory_result import MemoryResult
+from gestalt_nb.memory.result import MemoryResult
 
 from .conftest import raw, run
 from .test_memory_conformance import DIMS, embed

@@ -12,9 +12,10 @@ import pytest
 from gestaltdb.graphdb import GraphDB
 
 import gestalt_nb
-from gestalt_nb import graph_schema, ids
-from gestalt_nb.explorer import Explorer
-from gestalt_nb.retrieval import parse_hop, retrieve
+from gestalt_nb.graph import ids
+from gestalt_nb.graph import schema as graph_schema
+from gestalt_nb.graph.explorer import Explorer
+from gestalt_nb.graph.retrieval import parse_hop, retrieve
 
 from .conftest import raw, run
 

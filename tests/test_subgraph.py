@@ -11,7 +11,7 @@ from langchain_gestaltdb import GestaltDBGraph
 
 import gestalt_nb
 from gestalt_nb.errors import GestaltError
-from gestalt_nb.names import NAME_KEY
+from gestalt_nb.graph.names import NAME_KEY
 
 from .conftest import run
 
@@ -44,7 +44,7 @@ def generate(path, seed: int, *, nodes: int = 60, edges: int = 150, indexed: boo
     db = GraphDB.create(path, backend="lmdb", serializer="json", backend_options={"map_size": 64 << 20})
     if indexed:
         db.create_node_property_index(NAME_KEY)
-    from gestalt_nb.names import keyed
+    from gestalt_nb.graph.names import keyed
 
     with db.transaction() as tx:
         tx.put_nodes(keyed(tx, spec_nodes + internal))

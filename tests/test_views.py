@@ -10,7 +10,7 @@ import pytest
 
 import gestalt_nb
 from gestalt_nb import Subgraph, render
-from gestalt_nb.subgraph import Edge, Node
+from gestalt_nb.graph.subgraph import Edge, Node
 
 from .conftest import run
 

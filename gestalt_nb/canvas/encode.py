@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import GestaltError
 from ..render import caption as caption_of
-from ..render import display_properties
-from ..subgraph import Node
+from ..graph.values import display_properties
+from ..graph.subgraph import Node
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, _short, _value
 
 LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
@@ -161,24 +161,3 @@ class ViewMethods:
         self._delta([op])
         return len(hidden)
 
-
-#: ``%%gcypher`` options for what the canvas shows (the magic adds them with ``add_view_arguments``).
-VIEW_ARGUMENTS = (
-    ("--color", "node colour: label (default), community, or a node property (numbers: a scale; else categories)"),
-    ("--size", "node size: degree (default), in_degree, out_degree, pagerank, or a numeric node property"),
-    ("--caption", "node property used as the caption"),
-    ("--layout", "force (default), layered, radial[:root=ID], circular, grid, positions[:x=PROP,y=PROP]"),
-)
-
-
-def add_view_arguments(parser: Any) -> None:
-    for flag, meaning in VIEW_ARGUMENTS:
-        parser.add_argument(flag, help=meaning)
-
-
-def view_options(args: Any) -> dict[str, Any]:
-    """The given --color / --size / --caption / --layout as view options (checked: a bad layout fails now)."""
-    options = {key: getattr(args, key, None) for key in ("color", "size", "caption", "layout")}
-    if options["layout"]:
-        layout_spec(options["layout"], {})
-    return {key: value for key, value in options.items() if value is not None}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import GestaltError
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 
 
 class DatabaseExpander:
@@ -30,7 +30,7 @@ class DatabaseExpander:
         self.direction, self.types, self.sample_size, self.node_budget = direction, types, sample_size, node_budget
 
     def __call__(self, canvas: Any, node_id: str) -> dict[str, int] | None:
-        from ..explorer import Explorer
+        from ..graph.explorer import Explorer
 
         connection = self.connection()
         if connection is None:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..render import caption, display_properties
+from ..graph.values import display_properties
+from ..render import caption
 from ..render.palette import label_color
-from ..subgraph import Edge, Node, Subgraph
+from ..graph.subgraph import Edge, Node, Subgraph
 
 VALUE_CHARS = 300
 CAPTION_CHARS = 60

@@ -19,7 +19,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 from . import bundle
 from .encode import ViewMethods
 from .payload import Vocabulary, payload

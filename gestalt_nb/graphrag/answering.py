@@ -23,9 +23,9 @@ from pydantic import BaseModel, Field
 
 from ..display import Shown
 from ..errors import GestaltError
-from ..subgraph import Subgraph, edge_from_json, node_from_json
+from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
-from .extraction import MENTIONS
+from ..graph.bookkeeping import MENTIONS
 from .resolution import ALIASES, Resolver, normalise
 
 MAX_CONTEXT_CHARS = 6000
@@ -98,7 +98,7 @@ def _names(model: Any, question: str, template: str, connection: Any) -> tuple[l
             failure = "the model gave no EntityNames"
     except Exception as exc:  # noqa: BLE001 - fall back to the question's words
         failure = f"the names call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-    from ..planner import broad_entities
+    from ..agents.planner import broad_entities
 
     return broad_entities(connection, question)[:MAX_NAMES], f"{failure}; used the question's words that name a node"
 
@@ -184,6 +184,90 @@ def _mentioned(result: Any, text: str, seeds: list[str]) -> list[str]:
     return found
 
 
+def _check_arguments(question: Any, model: Any, **numbers: int) -> None:
+    if not isinstance(question, str) or not question.strip():
+        raise GestaltError("Ask a question in words, e.g. gestalt_nb.answer('Does John Doe work at MongoDB?', model).")
+    if not hasattr(model, "with_structured_output"):
+        raise GestaltError(f"answer needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
+    for name, value in numbers.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+
+
+def _seeds(db: Any, asked: list[str]) -> tuple[list[str], list[str]]:
+    """The nodes the asked names resolve to (as extraction resolves them), and the names that found none."""
+    resolver = Resolver(db)
+    seeds, unresolved = [], []
+    for name in asked:
+        node = resolver._existing(name, normalise(name))
+        if node is None:
+            unresolved.append(name)
+        elif node.get_id not in seeds:
+            seeds.append(node.get_id)
+    return seeds, unresolved
+
+
+@dataclass
+class _Context:
+    """The lines of the context: entities, relationships and the passages that mention them."""
+
+    entities: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    passages: int = 0
+    fanout_cut: bool = False
+
+    def read(self, db: Any, result: Any, notes: list[str], max_fanout: int, max_passages: int, max_passage_chars: int) -> None:
+        labels = {raw["id"]: _label(raw) for raw in result.nodes}
+        nearest = sorted(result.nodes, key=lambda item: result.hops.get(item["id"], 0))
+        for raw in nearest:
+            props = raw.get("properties") or {}
+            aliases = [item for item in props.get(ALIASES) or [] if item != labels[raw["id"]]]
+            also = f"; also written {', '.join(aliases)}" if aliases else ""
+            self.entities.append(f"- {labels[raw['id']]} ({', '.join(raw.get('labels') or ()) or 'entity'}{also})")
+        for raw in result.edges:
+            kind = (raw.get("properties") or {}).get("type", "")
+            self.relations.append(f"- {labels.get(raw['source'], raw['source'])} -[{kind}]-> {labels.get(raw['target'], raw['target'])}")
+        ordered, self.fanout_cut = _passages(db, [raw["id"] for raw in nearest], max_fanout=max_fanout)
+        self.passages = len(ordered)
+        for source_id, mentioned in ordered[:max_passages]:
+            node = db.get_node(source_id.encode("utf-8"))
+            if node is None:
+                continue
+            text = str(node.properties.get("page_content", ""))
+            cut = len(text) > max_passage_chars
+            self.sources.append({"id": source_id, "document_id": node.properties.get("document_id"), "metadata": node.properties.get("metadata"),
+                                 "text": text[:max_passage_chars] + (" …(passage cut)" if cut else ""), "mentions": [labels[m] for m in mentioned if m in labels]})
+        if len(ordered) > max_passages:
+            notes.append(f"{len(ordered) - max_passages} more passages mention these entities (max_passages={max_passages}).")
+        if self.fanout_cut:
+            notes.append(f"Some entities have more than {max_fanout} source passages; only the first were read (max_fanout).")
+
+    def text(self, limit: int, result: Any, notes: list[str]) -> tuple[str, bool]:
+        """The context within ``limit`` characters, and whether anything was cut."""
+        sections = [("Entities:", self.entities), ("Relationships:", self.relations),
+                    ("Source passages:", [f"[{n}] {s['text']}" for n, s in enumerate(self.sources, start=1)])]
+        context, left = _bounded(sections, limit)
+        if result is None:
+            context = "(No entity named in the question was found in the graph.)"
+        truncated = bool(left) or bool(result is not None and result.truncated) or self.fanout_cut or len(self.sources) < self.passages
+        if left:
+            note = f"[Context cut at {limit:,} characters: {left} lines left out.]"
+            context += "\n" + note
+            notes.append(note.strip("[]"))
+        elif result is not None and result.truncated:
+            context += "\n[The neighbourhood was cut by a bound (max_nodes/max_edges/max_fanout): the graph holds more.]"
+        return context, truncated
+
+
+def _reply(model: Any, template: str, question: str, context: str) -> str:
+    try:
+        reply = model.invoke(template.format(question=question, context=context))
+    except Exception as exc:  # noqa: BLE001
+        raise GestaltError(f"The model failed to answer ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); the context is ready but no answer came back.") from exc
+    return reply.content if isinstance(getattr(reply, "content", None), str) else str(getattr(reply, "content", reply))
+
+
 def answer(
     connection: Any,
     question: str,
@@ -201,79 +285,27 @@ def answer(
     names_prompt: str | None = None,
 ) -> Answer:
     """Answer ``question`` from the graph on ``connection`` with ``model``; see the module docstring."""
-    if not isinstance(question, str) or not question.strip():
-        raise GestaltError("Ask a question in words, e.g. gestalt_nb.answer('Does John Doe work at MongoDB?', model).")
-    if not hasattr(model, "with_structured_output"):
-        raise GestaltError(f"answer needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
-    for name, value in (("max_context_chars", max_context_chars), ("max_passages", max_passages), ("max_passage_chars", max_passage_chars)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+    _check_arguments(question, model, max_context_chars=max_context_chars, max_passages=max_passages, max_passage_chars=max_passage_chars)
     question = question.strip()
     notes: list[str] = []
     asked, failure = _names(model, question, names_prompt if names_prompt is not None else prompts.NAMES_PROMPT, connection)
     if failure:
         notes.append(f"Names: {failure}.")
-    db = connection.db
-    resolver = Resolver(db)
-    seeds, unresolved = [], []
-    for name in asked:
-        node = resolver._existing(name, normalise(name))
-        if node is None:
-            unresolved.append(name)
-        elif node.get_id not in seeds:
-            seeds.append(node.get_id)
+    seeds, unresolved = _seeds(connection.db, asked)
     if unresolved:
         notes.append(f"No node is named {', '.join(unresolved)}.")
     result = None
-    lines_entities, lines_relations, sources = [], [], []
-    fanout_cut = False
+    lines = _Context()
     if seeds:
         result = connection.subgraph(seeds, relations, 0.0, max_depth, max_nodes=max_nodes, max_edges=max_edges, max_fanout=max_fanout)
         notes.extend(result.notes)
-        labels = {raw["id"]: _label(raw) for raw in result.nodes}
-        for raw in sorted(result.nodes, key=lambda item: result.hops.get(item["id"], 0)):
-            props = raw.get("properties") or {}
-            aliases = [item for item in props.get(ALIASES) or [] if item != labels[raw["id"]]]
-            also = f"; also written {', '.join(aliases)}" if aliases else ""
-            lines_entities.append(f"- {labels[raw['id']]} ({', '.join(raw.get('labels') or ()) or 'entity'}{also})")
-        for raw in result.edges:
-            kind = (raw.get("properties") or {}).get("type", "")
-            lines_relations.append(f"- {labels.get(raw['source'], raw['source'])} -[{kind}]-> {labels.get(raw['target'], raw['target'])}")
-        ordered, fanout_cut = _passages(db, [raw["id"] for raw in sorted(result.nodes, key=lambda item: result.hops.get(item["id"], 0))], max_fanout=max_fanout)
-        for source_id, mentioned in ordered[:max_passages]:
-            node = db.get_node(source_id.encode("utf-8"))
-            if node is None:
-                continue
-            text = str(node.properties.get("page_content", ""))
-            cut = len(text) > max_passage_chars
-            sources.append({"id": source_id, "document_id": node.properties.get("document_id"), "metadata": node.properties.get("metadata"),
-                            "text": text[:max_passage_chars] + (" …(passage cut)" if cut else ""), "mentions": [labels[m] for m in mentioned if m in labels]})
-        if len(ordered) > max_passages:
-            notes.append(f"{len(ordered) - max_passages} more passages mention these entities (max_passages={max_passages}).")
-        if fanout_cut:
-            notes.append(f"Some entities have more than {max_fanout} source passages; only the first were read (max_fanout).")
-    sections = [("Entities:", lines_entities), ("Relationships:", lines_relations),
-                ("Source passages:", [f"[{n}] {s['text']}" for n, s in enumerate(sources, start=1)])]
-    context, left = _bounded(sections, max_context_chars)
-    if not seeds:
-        context = "(No entity named in the question was found in the graph.)"
-    truncated = bool(left) or bool(result is not None and result.truncated) or fanout_cut or len(sources) < len(ordered if seeds else [])
-    if left:
-        note = f"[Context cut at {max_context_chars:,} characters: {left} lines left out.]"
-        context += "\n" + note
-        notes.append(note.strip("[]"))
-    elif result is not None and result.truncated:
-        context += "\n[The neighbourhood was cut by a bound (max_nodes/max_edges/max_fanout): the graph holds more.]"
-    template = prompt if prompt is not None else prompts.ANSWER_PROMPT
-    try:
-        reply = model.invoke(template.format(question=question, context=context))
-    except Exception as exc:  # noqa: BLE001
-        raise GestaltError(f"The model failed to answer ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); the context is ready but no answer came back.") from exc
-    text = reply.content if isinstance(getattr(reply, "content", None), str) else str(getattr(reply, "content", reply))
+        lines.read(connection.db, result, notes, max_fanout, max_passages, max_passage_chars)
+    context, truncated = lines.text(max_context_chars, result, notes)
+    text = _reply(model, prompt if prompt is not None else prompts.ANSWER_PROMPT, question, context)
     paths, path_nodes, path_edges = ([], set(), set())
     if result is not None:
         paths, path_nodes, path_edges = _paths(result, seeds, _mentioned(result, text, seeds))
-    return Answer(question, text, asked, seeds, context, sources, paths=paths, unresolved=unresolved, notes=notes,
+    return Answer(question, text, asked, seeds, context, lines.sources, paths=paths, unresolved=unresolved, notes=notes,
                   truncated=truncated, result=result, path_nodes=path_nodes, path_edges=path_edges)
 
 

@@ -5,7 +5,7 @@ other punctuation read as a space, whitespace collapsed — "ACME Corp." and "ac
 entity, "Jean-Luc" and "Jean Luc" too. The key is stored on each node GraphRAG writes in
 ``__name_norm`` with a property index, so matching an extracted entity against the graph is one
 index lookup, never a scan. Nodes written by other writers are matched through the
-case-insensitive ``__name_lc`` index (:mod:`gestalt_nb.names`) and then by exact id. No fuzzy
+case-insensitive ``__name_lc`` index (:mod:`gestalt_nb.graph.names`) and then by exact id. No fuzzy
 matching by default: names that differ by more than case, spacing and punctuation stay separate
 entities. ``fuzzy=90`` (a 0–100 similarity, needs ``rapidfuzz``: ``pip install 'gestalt-nb[graphrag]'``)
 also merges a new name into an entity *of the same call* with a shared label whose key is that
@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_gestaltdb._ingestion import entity_id
 
-from .. import names
+from ..graph import names
 from ..errors import GestaltError
 
 NORM_KEY = "__name_norm"

@@ -36,7 +36,7 @@ def _call(name: str, args: dict[str, Any], number: int) -> AIMessage:
 
 def scripted_extractor() -> Any:
     """A chat model that answers the sample paragraphs (in file order) with their prepared ExtractedGraph."""
-    from ..agents import ScriptedChatModel
+    from ..agents.agent import ScriptedChatModel
 
     prepared = extractions()
     return ScriptedChatModel(responses=[_call("ExtractedGraph", prepared[doc.id], n) for n, doc in enumerate(documents())])
@@ -44,6 +44,6 @@ def scripted_extractor() -> Any:
 
 def scripted_answerer(names: list[str], answer: str) -> Any:
     """A chat model that names ``names`` in the question, then answers ``answer``."""
-    from ..agents import ScriptedChatModel
+    from ..agents.agent import ScriptedChatModel
 
     return ScriptedChatModel(responses=[_call("EntityNames", {"names": list(names)}, 0), AIMessage(content=answer)])

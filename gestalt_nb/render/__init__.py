@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .. import values
 from ..options import Settings
 from ..options import settings as default_settings
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 
 
 @dataclass
@@ -128,28 +127,11 @@ def render(subgraph: Subgraph, options: Settings | None = None, *, connection: C
     return Drawing(subgraph.capped(chosen.max_nodes, chosen.max_edges), chosen, counts, connection)
 
 
-def display_properties(properties: dict[str, Any]) -> dict[str, Any]:
-    """Properties as a person should read them: temporal maps become ISO-8601 text."""
-    if not any(isinstance(value, (dict, list)) for value in properties.values()):
-        return properties  # plain values (the common case) need no copy
-    return {key: _display_value(value) for key, value in properties.items()}
-
-
-def _display_value(value: Any) -> Any:
-    if values.is_temporal(value):
-        return values.readable_temporal(value)
-    if isinstance(value, list):
-        return [_display_value(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _display_value(item) for key, item in value.items()}
-    return value
-
-
 def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> str:
     """The caption property, else the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
     value = properties.get(caption_property)
     if value is None:
-        from ..ids import shown
+        from ..graph.ids import shown
 
         return str(shown(node_id))
     return str(value)

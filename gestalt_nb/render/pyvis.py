@@ -16,8 +16,9 @@ from typing import Any
 
 from ..errors import GestaltError
 from ..options import Settings
-from ..subgraph import Subgraph
-from . import caption, display_properties
+from ..graph.subgraph import Subgraph
+from ..graph.values import display_properties
+from . import caption
 
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none';"
 

@@ -14,8 +14,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..subgraph import Subgraph
-from . import caption, display_properties
+from ..graph.subgraph import Subgraph
+from ..graph.values import display_properties
+from . import caption
 from .palette import label_color
 
 CAPTION_CHARS = 24

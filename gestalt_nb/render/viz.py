@@ -10,8 +10,8 @@ from gestaltdb.viz.api import VizFigure, VizOptions
 from gestaltdb.viz.ir import VizGraph
 
 from ..options import Settings
-from ..subgraph import Subgraph
-from . import display_properties
+from ..graph.subgraph import Subgraph
+from ..graph.values import display_properties
 
 
 def figure(subgraph: Subgraph, options: Settings) -> VizFigure:

@@ -1,25 +1,26 @@
 """Widget views. Each builds on ``View``/``TabbedView`` and draws graphs only through ``gestalt_nb.render``.
 
-``VIEWS`` maps each result type to its view; ``gestalt_nb.display.view_for`` looks results up here,
-so results never import their views.
+Importing this package registers each result type's view in ``gestalt_nb.display.VIEWS``, where
+``display.view_for`` looks results up, so results never import their views.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
-from ..graph_schema import SchemaResult
+from .. import display
+from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
+from ..graph.schema import SchemaResult
 from ..graphrag.answering import Answer
-from ..graphrag.extraction import ExtractionResult
-from ..memory_result import MemoryResult
-from ..live_result import Live
-from ..neighbourhood import SubgraphResult
-from ..planner import Plan
-from ..result import QueryResult
-from ..retrieval import Retrieval
-from ..subgraph import Subgraph
-from ..trace import Trace
+from ..graphrag.writing import ExtractionResult
+from ..memory.result import MemoryResult
+from ..feed.live import Live
+from ..graph.neighbourhood import SubgraphResult
+from ..agents.planner import Plan
+from ..cypher.result import QueryResult
+from ..graph.retrieval import Retrieval
+from ..graph.subgraph import Subgraph
+from ..agents.trace import Trace
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
 from .graphrag_views import AnswerView, ExtractionView
@@ -48,3 +49,4 @@ VIEWS: dict[type, Any] = {
     # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
     MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }
+display.VIEWS.update(VIEWS)

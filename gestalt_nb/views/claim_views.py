@@ -7,9 +7,9 @@ import re
 from functools import cached_property
 from typing import Any
 
-from ..claims import ClaimExplanation, ClaimStatus, ClaimTable
+from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
 from ..errors import GestaltError
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView, View
 

@@ -2,7 +2,7 @@
 
 The canvas is the drawing and the inspector (click a node to see its properties, double-click to
 expand it). Expansions reach the canvas as deltas, so drawn nodes keep their places; a new start
-or a reset redraws. All state and database work lives in :class:`gestalt_nb.explorer.Explorer`;
+or a reset redraws. All state and database work lives in :class:`gestalt_nb.graph.explorer.Explorer`;
 this module only wires controls and the canvas to it.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 from ..canvas import GraphCanvas
 from ..canvas.expand import add_expansion
 from ..errors import GestaltError
-from ..explorer import DIRECTIONS, Explorer
+from ..graph.explorer import DIRECTIONS, Explorer
 from ..render import render
 from . import html as h
 from .tabs import View

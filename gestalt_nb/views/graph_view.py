@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..graphrag.answering import Answer
-from ..graphrag.extraction import ExtractionResult
+from ..graphrag.writing import ExtractionResult
 from . import html as h
 from .graph_view import GraphView
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..live_result import Live
-from ..subgraph import Subgraph
+from ..feed.live import Live
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

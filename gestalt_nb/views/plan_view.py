@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..planner import Plan
-from ..subgraph import Subgraph
+from ..agents.planner import Plan
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

@@ -6,9 +6,9 @@ import json
 from functools import cached_property
 from typing import Any
 
-from ..budget import size
-from ..result import QueryResult
-from ..subgraph import Subgraph
+from ..cypher.budget import size
+from ..cypher.result import QueryResult
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..retrieval import Retrieval
-from ..subgraph import Subgraph
+from ..graph.retrieval import Retrieval
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph_schema import SchemaResult
-from ..subgraph import Subgraph
+from ..graph.schema import SchemaResult
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..neighbourhood import SubgraphResult
-from ..subgraph import Subgraph
+from ..graph.neighbourhood import SubgraphResult
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

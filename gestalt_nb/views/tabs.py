@@ -16,7 +16,7 @@ from typing import Any
 from .. import display
 from ..options import settings
 from ..render import Drawing, render
-from ..subgraph import Subgraph
+from ..graph.subgraph import Subgraph
 
 Page = Callable[[], Any]
 

@@ -1,0 +1,12 @@
+"""Graph shapes and walks over a connection's graph.
+
+- ``subgraph``: ``Subgraph`` / ``Node`` / ``Edge``, the one drawable shape, and its converters
+- ``values``: the adapter's JSON shapes as Python values and text
+- ``ids``: integer ids as written ↔ the stored ``__lc_int__:N``; ``names``: the case-insensitive name index
+- ``neighbourhood``: ``query_subgraph`` over typed adjacency; ``explorer``: typed one-hop expansion;
+  ``paths``: shortest paths; ``schema``: the schema sample and its meta-graph; ``retrieval``:
+  retriever documents → drawn paths
+
+May import: ``errors``, ``options``, ``display`` and each other. Never a capability above it, the
+session, the drawing side or the magics.
+"""

@@ -1,0 +1,232 @@
+"""Walk out from a node one typed hop at a time, with undo, a node budget and the Cypher to match.
+
+Expansion reads GestaltDB's typed adjacency (``sample_neighbors``, seeded so a session is
+reproducible), never an untyped ``-[r]->`` pattern, which scans every edge per node. The Cypher
+shown for what is on screen names the exact relationships drawn (``WHERE id(r) IN [...]``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any, TYPE_CHECKING
+
+from ..errors import GestaltError
+from .values import display_properties
+from .ids import resolve
+from .subgraph import Subgraph, edge_from_json, node_from_json
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from ..session import Connection
+
+DIRECTIONS = {"out": "out", "in": "in", "both": "any"}
+_SAMPLED = "Drew"
+
+
+def _pattern(direction: str, kind: str) -> str:
+    return {"out": f"-[r:{kind}]->", "in": f"<-[r:{kind}]-", "both": f"-[r:{kind}]-"}[direction]
+
+
+@dataclass
+class _State:
+    subgraph: Subgraph
+    cypher: list[str] = field(default_factory=list)
+    #: Per (node, type, direction): neighbours the expansions so far left out.
+    left: dict[tuple[str, str, str], int] = field(default_factory=dict)
+
+
+class Explorer:
+    """The exploration state of one connection; widgets and tests drive the same methods."""
+
+    def __init__(self, connection: Connection, *, node_budget: int = 200, sample_size: int | None = 10, seed: int = 0) -> None:
+        if node_budget < 1 or (sample_size is not None and sample_size < 1):
+            raise GestaltError("node_budget and sample_size must be positive whole numbers (sample_size=None: no sampling).")
+        self.connection = connection
+        self.node_budget = node_budget
+        #: Neighbours drawn per node and type on each expansion; None draws them all (within the budget).
+        self.sample_size = sample_size
+        self.rng = random.Random(seed)
+        self.state = _State(Subgraph(title="explorer"))
+        self.history: list[_State] = []
+        #: The last expansion, per (node, type): how many neighbours it drew of how many there are.
+        self.last_sampling: list[dict[str, Any]] = []
+        self._last_expand: dict[str, Any] | None = None
+
+    @property
+    def max_sample_size(self) -> int:
+        """The largest per-hop sample worth offering: the node budget (a person may want every neighbour)."""
+        return self.node_budget
+
+    @property
+    def last_expansion(self) -> dict[str, Any]:
+        """The nodes, direction and types of the last expansion (what ``expand_all`` repeats)."""
+        return dict(self._last_expand or {})
+
+    @property
+    def left_out(self) -> int:
+        """Neighbours the last expansion's sample left out (0 when it drew them all)."""
+        return sum(item["total"] - item["drawn"] for item in self.last_sampling)
+
+    @property
+    def subgraph(self) -> Subgraph:
+        return self.state.subgraph
+
+    def relationship_types(self) -> list[str]:
+        schema = self.connection.graph.get_structured_schema
+        return sorted({rel["type"] for rel in schema.get("relationships", [])} - {"__untyped__"})
+
+    # -- finding a start ------------------------------------------------------
+    def find(self, label: str, prop: str, value: Any, *, limit: int = 25) -> list[str]:
+        """Ids of ``label`` nodes whose indexed ``prop`` equals ``value`` (at most ``limit``)."""
+        db = self.connection.db
+        if prop not in db.indexed_node_properties:
+            indexed = ", ".join(sorted(db.indexed_node_properties)) or "none"
+            raise GestaltError(
+                f"'{prop}' has no property index, so it cannot be looked up (indexed: {indexed}). "
+                f"Create one with connection.db.create_node_property_index('{prop}'), or start from a node id."
+            )
+        found = []
+        for key in db.iter_node_ids_by_label_property(label, prop, value):
+            found.append(db.key_to_string(key))
+            if len(found) >= limit:
+                break
+        return found
+
+    def start(self, node_id: str) -> None:
+        """Clear the canvas (undoable) and put one node on it."""
+        node_id = resolve(self.connection.db, node_id)
+        nodes = self.connection.nodes([node_id])
+        if not nodes:
+            raise GestaltError(f"No node with id {node_id!r}. Find one by label and an indexed property, or run a query.")
+        self._remember()
+        subgraph = Subgraph(title="explorer")
+        subgraph.add_node(node_from_json(nodes[0]), highlight=True)
+        self.state = _State(subgraph, [f"MATCH (n {{id: {json.dumps(node_id)}}}) RETURN n, null AS r, null AS m"])
+
+    # -- walking --------------------------------------------------------------
+    def expand(
+        self,
+        node_ids: list[str] | None = None,
+        *,
+        direction: str = "out",
+        types: list[str] | None = None,
+        sample_size: int | None = None,
+        sample_all: bool = False,
+    ) -> int:
+        """Add up to ``sample_size`` neighbours per node and type; returns how many nodes were added.
+
+        ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
+        in the schema; ``sample_size`` to the explorer's. ``sample_all=True`` (or an explorer made with
+        ``sample_size=None``) draws every neighbour. Stops adding nodes at the node budget. Whenever a
+        sample or the budget leaves neighbours out, the subgraph's notes say how many were drawn of
+        how many, ``truncated`` is set, and ``expand_all()`` draws the rest within the budget.
+        """
+        if direction not in DIRECTIONS:
+            raise GestaltError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}.")
+        if not self.subgraph.nodes:
+            raise GestaltError("Nothing to expand yet: start from a node first.")
+        db = self.connection.db
+        node_ids = [resolve(db, node_id) for node_id in (node_ids or sorted(self.subgraph.highlight_nodes))]
+        unknown = [node_id for node_id in node_ids if node_id not in self.subgraph.nodes]
+        if unknown:
+            raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
+        kinds = list(types) if types else self.relationship_types()
+        size = None if sample_all else (sample_size or self.sample_size)
+        self._last_expand = {"node_ids": node_ids, "direction": direction, "types": types}
+        edge_ids: dict[str, None] = {}
+        new_nodes: dict[str, None] = {}
+        branches: list[str] = []
+        sampling: list[dict[str, Any]] = []
+        budget_hit = False
+        for node_id in node_ids:
+            for kind in kinds:
+                total = db.count_typed_adjacency(node_id, kind, DIRECTIONS[direction])
+                if not total:
+                    continue
+                if size is None or total <= size:
+                    records = db.iter_typed_adjacency(node_id, kind, DIRECTIONS[direction])
+                else:
+                    records = db.sample_neighbors(node_id, kind, direction=DIRECTIONS[direction], sample_size=size, rng=self.rng)
+                chosen = []
+                for record in records:
+                    neighbor = db.key_to_string(record["neighbor_id"])
+                    if neighbor not in self.subgraph.nodes and neighbor not in new_nodes:
+                        if len(self.subgraph.nodes) + len(new_nodes) >= self.node_budget:
+                            budget_hit = True
+                            if size is None:
+                                break  # drawing all: stop reading a huge adjacency at the budget
+                            continue
+                        new_nodes[neighbor] = None
+                    chosen.append(db.key_to_string(record["edge_id"]))
+                edge_ids.update(dict.fromkeys(chosen))
+                sampling.append({"node": node_id, "type": kind, "drawn": len(chosen), "total": total})
+                if chosen:
+                    branches.append(
+                        f"MATCH (n {{id: {json.dumps(node_id)}}}){_pattern(direction, kind)}(m) "
+                        f"WHERE id(r) IN {json.dumps(sorted(set(chosen)))} RETURN n, r, m"
+                    )
+        self._remember()
+        subgraph = copy.deepcopy(self.subgraph)
+        for raw in self.connection.nodes(list(new_nodes)):
+            subgraph.add_node(node_from_json(raw))
+        for raw in self.connection.edges(list(edge_ids)):
+            subgraph.add_edge(edge_from_json(raw))
+        self.last_sampling = sampling
+        left = dict(self.state.left)
+        for item in sampling:  # what each (node, type, direction) still leaves out, over all expansions
+            left[item["node"], item["type"], direction] = item["total"] - item["drawn"]
+        subgraph.truncated = any(left.values())
+        subgraph.notes = [note for note in subgraph.notes if not note.startswith(_SAMPLED)]
+        if self.left_out:
+            drawn, total = sum(item["drawn"] for item in sampling), sum(item["total"] for item in sampling)
+            how = "the node budget" if budget_hit else f"a sample of {size} per node and type"
+            subgraph.notes.append(
+                f"{_SAMPLED} {drawn:,} of {total:,} neighbours ({how}). "
+                + ("Expand all (explorer.expand_all()) draws the rest within the node budget." if not budget_hit or size is not None else "")
+                + (f" Node budget reached ({self.node_budget}); raise it to go further." if budget_hit else "")
+            )
+        self.state = _State(subgraph, [*self.state.cypher, *branches], left)
+        return len(new_nodes)
+
+    def expand_all(self, node_ids: list[str] | None = None, *, direction: str | None = None, types: list[str] | None = None) -> int:
+        """Draw every neighbour (no sampling) within the node budget; by default of the last expansion.
+
+        This is what an "expand all" control calls after an expansion whose notes say neighbours were left out.
+        """
+        last = self._last_expand or {}
+        return self.expand(
+            node_ids if node_ids is not None else last.get("node_ids"),
+            direction=direction or last.get("direction", "out"),
+            types=types if types is not None else last.get("types"),
+            sample_all=True,
+        )
+
+    def undo(self) -> bool:
+        """Go back one step; False when there is nothing to undo."""
+        if not self.history:
+            return False
+        self.state = self.history.pop()
+        return True
+
+    def reset(self) -> None:
+        self._remember()
+        self.state = _State(Subgraph(title="explorer"))
+
+    def _remember(self) -> None:
+        self.history.append(self.state)
+
+    def cypher(self) -> str:
+        """A query that returns exactly what is drawn (paste it into a %%gcypher cell)."""
+        return "\nUNION ALL\n".join(self.state.cypher)
+
+    def node_details(self, node_id: str) -> dict[str, Any]:
+        """A drawn node's id, labels and properties, temporal values as ISO text."""
+        node = self.subgraph.nodes[node_id]
+        return {"id": node.id, "labels": list(node.labels), **display_properties(node.properties)}
+
+    def adopt(self, subgraph: Subgraph) -> None:
+        """Continue from a drawing someone else made (a query result's canvas): undoable like a step."""
+        self._remember()
+        self.state = _State(copy.deepcopy(subgraph), list(self.state.cypher))

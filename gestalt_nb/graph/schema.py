@@ -1,0 +1,192 @@
+"""What is in the graph: the adapter's bounded schema sample, drawn as a meta-graph.
+
+The schema is the adapter's own (``GestaltDBGraph.get_structured_schema``, the same object its
+``GestaltDBSchemaTool`` gives an agent): a *sample* of at most N nodes and M edges unless asked
+to be exhaustive. Counts beside it are totals per label and per relationship type, read from
+GestaltDB's label and type indexes, bounded: counting stops after ``COUNT_BOUND`` entries ("> N")
+unless exhaustive, because GestaltDB keeps no cheap totals. They are not per label pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import islice
+from typing import Any, TYPE_CHECKING
+
+from langchain_gestaltdb import GestaltDBGraph
+
+from ..display import Shown
+from ..errors import GestaltError
+from .subgraph import Edge, Node, Subgraph
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from ..session import Connection
+
+#: The adapter's default sample sizes (GestaltDBGraph's schema_node_limit / schema_edge_limit).
+DEFAULT_NODES = 100
+DEFAULT_EDGES = 100
+#: Label and type counts read at most this many index entries unless exhaustive.
+COUNT_BOUND = 10_000
+
+
+@dataclass(eq=False)
+class SchemaResult(Shown):
+    schema: dict[str, Any]
+    alias: str
+    label_counts: dict[str, int] = field(default_factory=dict)
+    type_counts: dict[str, int] = field(default_factory=dict)
+    #: Counts stop above this many (None: exact, from --exhaustive); names in ``at_bound`` have more.
+    count_bound: int | None = None
+    at_bound: set[str] = field(default_factory=set)
+
+    def count_text(self, name: str, counts: dict[str, int]) -> Any:
+        """A count for display: the number, or "> N" when counting stopped at the bound."""
+        count = counts.get(name)
+        return f"> {self.count_bound:,}" if count is not None and name in self.at_bound else count
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.schema.get("metadata", {})
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted(self.schema.get("node_props", {}))
+
+    @property
+    def relationship_types(self) -> list[str]:
+        return sorted({rel["type"] for rel in self.schema.get("relationships", [])} | set(self.schema.get("rel_props", {})))
+
+    @property
+    def indexes(self) -> dict[str, list[str]]:
+        stats = self.metadata.get("indexes") or {}
+        return {
+            "node properties": list(stats.get("indexed_node_properties", ())),
+            "relationship properties": list(stats.get("indexed_edge_properties", ())),
+        }
+
+    def note(self) -> str:
+        meta = self.metadata
+        limits = meta.get("node_scan_limit"), meta.get("edge_scan_limit")
+        inspected = f"{meta.get('inspected_nodes', 0):,} nodes and {meta.get('inspected_edges', 0):,} relationships"
+        if limits == (None, None):
+            return f"Exhaustive schema: every node and relationship was inspected ({inspected})."
+        text = f"Schema sampled from {inspected} (limits: {limits[0]} nodes, {limits[1]} relationships, in key order)."
+        if self.at_bound:
+            text += (
+                f" Counts stop at {self.count_bound:,} per label and type so the schema stays cheap on big graphs "
+                "(shown as > N); --exhaustive counts exactly (a full index scan)."
+            )
+        if meta.get("truncated"):
+            text += " The graph is larger than the sample: labels, properties or relationship types outside it are not shown. Use --nodes/--edges or --exhaustive to inspect more."
+        else:
+            text += " The whole graph fit in the sample."
+        return text
+
+    @cached_property
+    def subgraph(self) -> Subgraph:
+        """The meta-graph: one node per label, one edge per (start label, type, end label)."""
+        meta = Subgraph(title=f"schema of '{self.alias}'")
+        props = self.schema.get("node_props", {})
+        for label in sorted(set(props) | {r[k] for r in self.schema.get("relationships", []) for k in ("start", "end")}):
+            meta.add_node(
+                Node(
+                    label,
+                    (label,),  # drawn in that label's colour, as its nodes are everywhere else
+                    {
+                        "name": label,
+                        "nodes_with_label": self.count_text(label, self.label_counts),
+                        "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
+                    },
+                )
+            )
+        for rel in self.schema.get("relationships", []):
+            kind = rel["type"]
+            meta.add_edge(
+                Edge(
+                    f"{rel['start']}-[{kind}]->{rel['end']}",
+                    rel["start"],
+                    rel["end"],
+                    kind,
+                    {"type": kind, "relationships_of_type": self.count_text(kind, self.type_counts)},
+                )
+            )
+        meta.notes.append(self.note())
+        return meta
+
+    @cached_property
+    def labels_df(self):
+        import pandas as pd
+
+        props = self.schema.get("node_props", {})
+        rows = [
+            {
+                "label": label,
+                "nodes": self.count_text(label, self.label_counts),
+                "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
+            }
+            for label in self.labels
+        ]
+        return pd.DataFrame(rows, columns=["label", "nodes", "properties"])
+
+    @cached_property
+    def relationships_df(self):
+        import pandas as pd
+
+        rel_props = self.schema.get("rel_props", {})
+        rows = [
+            {
+                "type": rel["type"],
+                "start": rel["start"],
+                "end": rel["end"],
+                "relationships of type": self.count_text(rel["type"], self.type_counts),
+                "properties": ", ".join(f"{p['property']}: {p['type']}" for p in rel_props.get(rel["type"], [])),
+            }
+            for rel in self.schema.get("relationships", [])
+        ]
+        return pd.DataFrame(rows, columns=["type", "start", "end", "relationships of type", "properties"])
+
+    def __repr__(self) -> str:
+        return f"<SchemaResult '{self.alias}': {len(self.labels)} labels, {len(self.relationship_types)} relationship types>"
+
+
+def schema(
+    connection: Connection,
+    *,
+    refresh: bool = False,
+    nodes: int | None = None,
+    edges: int | None = None,
+    exhaustive: bool = False,
+) -> SchemaResult:
+    """The connection's schema: its adapter's cached sample, or a fresh one with other limits.
+
+    ``exhaustive=True`` scans every node and relationship (explicit, can be slow on big graphs).
+    """
+    db = connection.db
+    for name, value in (("--nodes", nodes), ("--edges", edges)):
+        if value is not None and (not isinstance(value, int) or value < 1):
+            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+    if exhaustive or nodes is not None or edges is not None:
+        graph = GestaltDBGraph(
+            db,
+            owns_graph=False,
+            schema_node_limit=None if exhaustive else (nodes or DEFAULT_NODES),
+            schema_edge_limit=None if exhaustive else (edges or DEFAULT_EDGES),
+        )
+    else:
+        graph = connection.graph
+        if refresh:
+            graph.refresh_schema()
+    structured = graph.get_structured_schema
+    labels = set(structured.get("node_props", {})) - {"__unlabeled__"}
+    types = {rel["type"] for rel in structured.get("relationships", [])} - {"__untyped__"}
+    bound = None if exhaustive else COUNT_BOUND
+    label_counts = {label: _count(db.iter_node_ids_by_label(label), bound) for label in sorted(labels)}
+    type_counts = {kind: _count(db.iter_edge_ids_by_type(kind), bound) for kind in sorted(types)}
+    at_bound = {name for name, count in (*label_counts.items(), *type_counts.items()) if bound is not None and count > bound}
+    return SchemaResult(structured, connection.alias, label_counts, type_counts, count_bound=bound, at_bound=at_bound)
+
+
+def _count(keys: Any, bound: int | None) -> int:
+    """How many keys an index iterator yields, reading at most ``bound + 1`` (None: all); above the bound, ``bound + 1``."""
+    return sum(1 for _ in (keys if bound is None else islice(keys, bound + 1)))

@@ -1,0 +1,128 @@
+"""``%%gcypher`` / ``%gcypher``, ``%ghistory`` and ``%gsnippets``: thin over ``Connection.run``,
+``explain``, ``live`` and the history and snippet stores."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from IPython.core.magic import line_cell_magic, line_magic, magics_class
+
+from ..errors import GestaltError
+from ..options import settings
+from ..session import REGISTRY
+from .common import MagicBase, user_errors, words
+from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
+
+
+def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--color / --size / --caption / --layout as view options; a bad layout or layout option fails now."""
+    if args.layout:
+        from ..canvas.encode import layout_spec  # deferred: the canvas package loads anywidget
+
+        layout_spec(args.layout, {})
+    return {"color": args.color, "size": args.size, "caption": args.caption, "layout": args.layout}
+
+
+@magics_class
+class CypherMagics(MagicBase):
+    """``%%gcypher``, ``%ghistory``, ``%gsnippets``."""
+
+    # -- %%gcypher ----------------------------------------------------------
+    @line_cell_magic
+    @user_errors
+    def gcypher(self, line: str, cell: str | None = None):
+        """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
+        from ..cypher import history, snippets
+
+        options_text, query = (line, cell) if cell is not None else split_line(line)
+        options_text, expression = split_params(options_text)
+        args = _gcypher_parser().parse_args(words(options_text))
+        if args.with_:
+            query = snippets.compose(query or "", args.with_)
+        expression = expression if expression is not None else args.params  # -P=... / --params=...
+        params = self._params(expression) if expression is not None else None
+        connection = REGISTRY.get(args.alias)
+        if args.explain:
+            if args.save:
+                raise GestaltError("--save keeps a query that ran; --explain runs nothing. Drop one of them.")
+            from ..cypher.explain import explain
+
+            return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
+        if args.live:
+            return self._keep(self._live(connection, query, params, args), args.out)
+        if settings.warn_slow:
+            from ..cypher.explain import slow_warning
+
+            warning = slow_warning(connection, query or "", limit=args.limit)
+            if warning:
+                print(warning)
+        try:
+            result = connection.run(
+                query or "", params, write=args.write, limit=args.limit, timeout=args.timeout, memory_limit=args.memory_limit
+            )
+        except GestaltError as exc:
+            history.record_failure(connection.alias, query or "", exc, write=args.write)
+            raise
+        history.record(result)
+        result.view_options = {
+            "renderer": args.renderer,
+            "display_limit": args.display_limit,
+            "max_nodes": args.max_nodes,
+            "max_edges": args.max_edges,
+            **_drawing_options(args),
+        }
+        result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
+        result.params_source = expression
+        settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
+        if args.save:
+            snippets.save(args.save, query, result.columns, connection.alias)
+        return self._keep(result, args.out)
+
+    # -- %ghistory, %gsnippets ------------------------------------------------------
+    @line_magic
+    @user_errors
+    def ghistory(self, line: str):
+        """The queries this kernel ran."""
+        from ..cypher import history
+
+        args = _ghistory_parser().parse_args(words(line))
+        if args.clear:
+            history.clear()
+            print("History cleared.")
+            return None
+        if args.last is not None and args.last < 1:
+            raise GestaltError(f"-n must be a positive whole number, not {args.last}.")
+        frame = history.frame(args.last)
+        if args.out:
+            self._store(args.out, frame)
+        return frame
+
+    @line_magic
+    @user_errors
+    def gsnippets(self, line: str):
+        """The saved query snippets."""
+        from ..cypher import snippets
+
+        args = _gsnippets_parser().parse_args(words(line))
+        if args.drop:
+            snippets.drop(args.drop)
+            print(f"Dropped snippet '{args.drop}'.")
+            return None
+        frame = snippets.frame()
+        if args.out:
+            self._store(args.out, frame)
+        if frame.empty:
+            print("No snippets yet. Save one with %%gcypher --save NAME, use it with %%gcypher --with NAME.")
+            return None
+        return frame
+
+    def _live(self, connection: Any, query: str | None, params: Any, args: argparse.Namespace):
+        from ..feed.live import Live
+
+        if args.write:
+            raise GestaltError("--live and --write do not mix: a live view only reads. Run the write in its own cell.")
+        options = {"renderer": args.renderer, "max_nodes": args.max_nodes, "max_edges": args.max_edges, **_drawing_options(args)}
+        options = {key: value for key, value in options.items() if value is not None}
+        settings.with_overrides(**options)
+        return Live(connection, query or "", params, limit=args.limit, view_options=options)

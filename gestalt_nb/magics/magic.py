@@ -1,0 +1,116 @@
+"""``GestaltMagic``: the one ``Magics`` + ``Configurable`` class IPython registers, made of one mixin per
+capability (``connections``, ``cypher``, ``graph``, ``data``, ``claims``, ``agents``), with the settings
+``%config GestaltMagic.<name>`` writes to :data:`gestalt_nb.options.settings`, and every ``%magic?`` page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from IPython.core.magic import Magics, magics_class
+from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, validate
+from traitlets.config import Configurable
+
+from ..errors import GestaltError
+from ..options import RENDERERS, SETTING_NAMES, settings
+from .agents import AgentMagics, _gask_parser, _gmemory_parser
+from .claims import ClaimMagics, _claims_parser
+from .connections import ConnectionMagics, _gestalt_parser
+from .cypher import CypherMagics
+from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser
+from .data import DataMagics, _gload_parser
+from .graph import GraphMagics, _gexplore_parser, _gretrieve_parser, _gschema_parser, _gsubgraph_parser
+
+PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
+
+
+@magics_class
+class GestaltMagic(*PARTS, Magics, Configurable):
+    """Magics for GestaltDB. Configure with ``%config GestaltMagic.<name> = value``."""
+
+    row_limit = Int(settings.row_limit, help="Rows a query may return before it is cut (work bound).").tag(config=True)
+    display_limit = Int(settings.display_limit, help="Rows shown in tables (display bound).").tag(config=True)
+    renderer = Enum(RENDERERS, settings.renderer, help="Graph renderer: canvas (default), gestaltdb or pyvis.").tag(config=True)
+    caption_property = Unicode(settings.caption_property, help="Node property used as caption.").tag(config=True)
+    graph_height = Int(settings.graph_height, help="Graph height in pixels.").tag(config=True)
+    max_nodes = Int(settings.max_nodes, help="Nodes drawn before the graph is cut.").tag(config=True)
+    max_edges = Int(settings.max_edges, help="Relationships drawn before the graph is cut.").tag(config=True)
+    color = Unicode(settings.color, help="Canvas node colour: label, community or a node property.").tag(config=True)
+    size = Unicode(settings.size, help="Canvas node size: degree, in_degree, out_degree, pagerank or a numeric property.").tag(config=True)
+    layout = Unicode(settings.layout, help="Canvas layout: force, layered, radial, circular, grid or positions:x=P,y=P.").tag(config=True)
+    static_max_nodes = Int(settings.static_max_nodes, help="Nodes in the static SVG kept for saved notebooks.").tag(config=True)
+    json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
+    short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
+    map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
+    warn_slow = Bool(settings.warn_slow, help="Warn (one line) before running a query with a known slow shape.").tag(config=True)
+    timeout = Float(settings.timeout, help="Seconds a cell's read may run before it is stopped.").tag(config=True)
+    memory_limit = Unicode(settings.memory_limit, help="Memory a cell's read may add to the process, e.g. 2GiB.").tag(config=True)
+    tool_timeout = Float(settings.tool_timeout, help="Seconds an agent's query tool call may run.").tag(config=True)
+    tool_memory_limit = Unicode(settings.tool_memory_limit, help="Memory an agent's query tool call may add, e.g. 512MiB.").tag(config=True)
+
+    def __init__(self, shell: Any = None, **kwargs: Any) -> None:
+        Configurable.__init__(self, config=shell.config if shell is not None else None)
+        Magics.__init__(self, shell=shell)
+        for name in self.trait_names(config=True):
+            setattr(settings, name, getattr(self, name))
+
+    @validate(*SETTING_NAMES)
+    def _check(self, proposal: Mapping[str, Any]) -> Any:
+        """Reject a bad value before it is set, so the trait and the settings never disagree."""
+        name = proposal["trait"].name
+        try:
+            settings.with_overrides(**{name: proposal["value"]})
+        except GestaltError as exc:
+            raise TraitError(str(exc)) from None
+        return proposal["value"]
+
+    @observe(*SETTING_NAMES)
+    def _sync(self, change: Mapping[str, Any]) -> None:
+        setattr(settings, change["name"], change["new"])
+
+
+GestaltMagic.magics = {kind: {name: method for part in PARTS for name, method in part.magics[kind].items()} for kind in ("line", "cell")}
+
+
+#: (magic, parser, what it does, one example, usage override) — the source of every ``%magic?`` page.
+HELP = (
+    ("gestalt", _gestalt_parser, "Manage GestaltDB connections; the newest one is current.",
+     "%gestalt demo\n%gestalt open ./graph --map-size 16GiB --alias g", None),
+    ("gcypher", _gcypher_parser,
+     "Run Cypher on the current connection: read-only unless --write, at most --limit rows (a LIMIT is pushed "
+     "into reads), shown as Graph | Table | JSON | Info. Tab completes labels, relationship types, properties, "
+     "$parameters and options from the schema sample.",
+     "%%gcypher -o people --limit 50\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c",
+     "%%gcypher [options]  +  Cypher in the cell body   |   %gcypher [options] QUERY"),
+    ("gschema", _gschema_parser, "Show the schema sample: meta-graph, labels, relationship types, indexes.",
+     "%gschema --nodes 1000 -o schema", None),
+    ("gexplore", _gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
+     "%gexplore alice --budget 100 --sample 5", None),
+    ("gretrieve", _gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",
+     "%gretrieve 'who works with Alice' --seed-ids alice --hop KNOWS:out --hop WORKS_FOR", None),
+    ("gload", _gload_parser, "Load a pandas DataFrame as nodes or relationships, in one transaction.",
+     "%gload nodes people --id pid --label Person --properties name,age", None),
+    ("claims", _claims_parser, "Sourced, bitemporal claims: read them, and write them only with --write.",
+     "%claims status alice works_at acme --valid-time 2024-06-01T00:00:00Z", None),
+    ("ghistory", _ghistory_parser, "The queries this kernel ran: text, connection, rows, time, truncated, errors.",
+     "%ghistory -n 10 -o runs", None),
+    ("gsnippets", _gsnippets_parser, "The query snippets saved with %%gcypher --save NAME (used with --with NAME).",
+     "%gsnippets\n%gsnippets --drop people", None),
+    ("gsubgraph", _gsubgraph_parser, "The bounded neighbourhood of named entities, over typed adjacency in both directions.",
+     "%gsubgraph 'Alice Chen' bob --hops 2 --relations KNOWS,WORKS_FOR", None),
+    ("gask", _gask_parser, "A question in words: a chat model plans it (or, with --answer, answers from the graph); the plan and the drawn result.",
+     "%%gask --model llm\nWho does Carla Ruiz know?", "%%gask [options]  +  the question in the cell body"),
+    ("gmemory", _gmemory_parser, "Agent memory kept in this graph (GestaltStore): the namespace tree and its items.",
+     "%gmemory users/42", None),
+)
+
+
+def _document() -> None:
+    from .help import document
+
+    for name, parser, summary, example, usage in HELP:
+        document(getattr(GestaltMagic, name), parser(), summary, example, usage)
+
+
+_document()

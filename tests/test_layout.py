@@ -1,0 +1,140 @@
+"""The package's folders are its architecture: imports point one way, and modules stay readable.
+
+Read from the source with ``ast`` (nothing is imported): every run-time import inside the package,
+module-level or deferred into a function, goes from a higher layer to a lower one or stays within
+its own folder. Imports under ``if TYPE_CHECKING:`` are for annotations only and do not count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "gestalt_nb"
+
+#: Lower numbers are lower layers; a module may import its own folder and anything in a lower layer.
+LAYERS = {
+    "errors": 0, "options": 0,  # one error type and the settings: each uses the other
+    "display": 1,
+    "graph": 2,
+    "cypher": 3,
+    "data": 4,
+    "claims": 5,
+    "feed": 6,
+    "memory": 7,
+    "agents": 8,
+    "graphrag": 9,
+    "session": 10, "open_demo": 10,
+    "render": 11, "canvas": 11, "views": 11,  # the drawing side: one layer, as DESIGN.md draws it
+    "magics": 12,
+    "__init__": 13,
+}
+#: Layers whose parts may use each other.
+SHARED = {0, 11}
+MAX_MODULE_LINES = 450
+MAX_FUNCTION_LINES = 60
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path, path.relative_to(PACKAGE)
+
+
+def part(relative: Path) -> str:
+    """The top-level folder or module a file belongs to."""
+    return relative.parts[0].removesuffix(".py") if len(relative.parts) > 1 or relative.name != "__init__.py" else "__init__"
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def runtime_imports(tree: ast.AST):
+    """Import nodes outside ``if TYPE_CHECKING:`` blocks."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if _type_checking(child):
+                stack.extend(child.orelse)
+                continue
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                yield child
+            stack.append(child)
+
+
+def targets(node: ast.AST, relative: Path) -> list[str]:
+    """The top-level parts of gestalt_nb an import reaches."""
+    package = list(relative.parent.parts)
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names if alias.name.startswith("gestalt_nb.")]
+        return [name.split(".")[1] for name in names]
+    if node.level == 0:
+        if not (node.module or "").startswith("gestalt_nb"):
+            return []
+        inner = (node.module or "").split(".")[1:]
+    else:
+        inner = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+    if inner:
+        return [inner[0]]
+    return [alias.name for alias in node.names]  # `from .. import x`: x is a top-level module
+
+
+def violations():
+    found = []
+    for path, relative in modules():
+        here = part(relative)
+        tree = ast.parse(path.read_text(), str(path))
+        for node in runtime_imports(tree):
+            for target in targets(node, relative):
+                if target == here or target not in LAYERS:
+                    continue
+                if LAYERS[target] > LAYERS[here] or (LAYERS[target] == LAYERS[here] and LAYERS[here] not in SHARED):
+                    found.append(f"{relative}:{node.lineno} ({here}, layer {LAYERS[here]}) imports {target} (layer {LAYERS[target]})")
+    return found
+
+
+def test_every_top_level_part_has_a_layer():
+    parts = {part(relative) for _, relative in modules()}
+    assert parts <= set(LAYERS), f"give these a layer in LAYERS: {sorted(parts - set(LAYERS))}"
+
+
+def test_shared_layers_are_named():
+    assert SHARED <= set(LAYERS.values())
+
+
+def test_imports_point_down():
+    assert violations() == []
+
+
+def test_the_rule_catches_an_upward_import(tmp_path):
+    """The walker itself: a deferred import from graph/ into views/ is found, a TYPE_CHECKING one is not."""
+    source = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..session import Connection\ndef f():\n    from ..views import VIEWS\n"
+    tree = ast.parse(source)
+    reached = [t for node in runtime_imports(tree) for t in targets(node, Path("graph/x.py"))]
+    assert reached == ["views"]
+
+
+def test_folders_say_what_they_hold():
+    for folder in sorted(p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
+        doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text()))
+        assert doc and len(doc) > 40, f"{folder.name}/__init__.py needs a docstring saying what lives there"
+
+
+@pytest.mark.parametrize("limit", [MAX_MODULE_LINES])
+def test_modules_stay_small(limit):
+    long = [f"{relative}: {n} lines" for path, relative in modules() if (n := len(path.read_text().splitlines())) > limit]
+    assert long == []
+
+
+def test_functions_stay_small():
+    long = []
+    for path, relative in modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_FUNCTION_LINES:
+                    long.append(f"{relative}:{node.lineno} {node.name}: {n} lines")
+    assert long == []
