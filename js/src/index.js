@@ -290,6 +290,14 @@ class CanvasView {
 
   startLayout() {
     const id = this.instanceId;
+    // big components unfold from pivot-MDS positions, computed after the first frame (which
+    // shows the quick spiral) so the first frame costs what it did; FA2 refines from there
+    let unfolded = false;
+    if (this.layoutName() === "force" && this.unfoldedFor !== id) {
+      this.unfoldedFor = id;
+      unfolded = startPositions(this.graph, { mds: true });
+      if (unfolded && this.renderer) this.renderer.refresh();
+    }
     if (this.layoutName() !== "force") {
       // a computed layout (layouts/index.js) is placed already: nothing moves
       this.times.settled = performance.now();
@@ -320,6 +328,8 @@ class CanvasView {
         this.layoutSettled();
       },
     });
+    // from an unfolded start FA2 only refines: a shorter time cap for big graphs
+    if (unfolded) this.layout.cap = Math.min(this.layout.cap, 3000 + this.graph.order * 0.3);
     this.layout.start();
   }
 

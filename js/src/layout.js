@@ -21,8 +21,9 @@ function spiral(i, s) {
 }
 
 // Writes x/y of every node of `graph` (float32-exact values, so FA2's Float32
-// matrices round-trip them unchanged).
-export function startPositions(graph) {
+// matrices round-trip them unchanged). With `mds`, components of MDS_MIN nodes or
+// more start from pivot MDS (returns false, writing nothing, when there is none).
+export function startPositions(graph, { mds = false } = {}) {
   const seen = new Set();
   const nodes = graph.nodes();
   const deg = new Map();
@@ -47,10 +48,11 @@ export function startPositions(graph) {
   }
   if (singles.length) comps.push(singles);
   comps.sort((a, b) => b.length - a.length);
+  if (mds && !comps.some((c) => c.length >= MDS_MIN && c !== singles)) return false;
   // each component in its own frame: pivot MDS for big ones (unfolds sparse structure at once,
   // which matters more than FA2 iterations), a BFS-ordered spiral for small ones
   const local = comps.map((c) => {
-    const pts = c.length >= MDS_MIN && c !== singles ? pivotMDS(graph, c).map(([x, y]) => [x * SPACING * 1.5, y * SPACING * 1.5]) : c.map((n, i) => spiral(i, SPACING));
+    const pts = mds && c.length >= MDS_MIN && c !== singles ? pivotMDS(graph, c).map(([x, y]) => [x * SPACING * 1.5, y * SPACING * 1.5]) : c.map((n, i) => spiral(i, SPACING));
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     for (const [x, y] of pts) {
       if (x < x0) x0 = x;
@@ -89,6 +91,7 @@ export function startPositions(graph) {
     },
     { attributes: ["x", "y"] }
   );
+  return true;
 }
 
 export function fa2Settings(order) {

@@ -26,7 +26,7 @@ export function targets(view, spec) {
   if (name === "force") {
     const saved = new Map();
     g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
-    startPositions(g);
+    startPositions(g, { mds: true });
     const pos = keys.map((k) => {
       const a = g.getNodeAttributes(k);
       return [a.x, a.y];

@@ -20,9 +20,11 @@ export function csr(graph, keys) {
   return { off, adj, idx };
 }
 
+let queue = new Int32Array(0);
+
 export function bfs(g, n, start, dist) {
   dist.fill(-1);
-  const queue = new Int32Array(n);
+  if (queue.length < n) queue = new Int32Array(n);
   let head = 0, tail = 0;
   queue[tail++] = start;
   dist[start] = 0;
@@ -40,15 +42,16 @@ export function bfs(g, n, start, dist) {
 }
 
 // Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
-export function pivotMDS(graph, keys, pivots = 50) {
+export function pivotMDS(graph, keys, pivots = 30) {
   const n = keys.length;
   const g = csr(graph, keys);
   const k = Math.min(pivots, n);
   const D = []; // k columns of squared distances
   const minD = new Float64Array(n).fill(Infinity);
   let p = 0;
+  const d = new Int32Array(n);
   for (let c = 0; c < k; c++) {
-    const d = bfs(g, n, p, new Int32Array(n));
+    bfs(g, n, p, d);
     const col = new Float64Array(n);
     let far = 0;
     for (let i = 0; i < n; i++) {
@@ -82,7 +85,7 @@ export function pivotMDS(graph, keys, pivots = 50) {
   const vecs = [];
   for (let e = 0; e < 2; e++) {
     let v = Float64Array.from({ length: k }, (_, i) => Math.sin(i * 1.7 + e * 2.3) + 0.1);
-    for (let it = 0; it < 200; it++) {
+    for (let it = 0, moved = 1; it < 200 && moved > 1e-9; it++) {
       const w = new Float64Array(k);
       for (let a = 0; a < k; a++) {
         let s = 0;
@@ -94,8 +97,14 @@ export function pivotMDS(graph, keys, pivots = 50) {
         for (let a = 0; a < k; a++) dot += w[a] * u[a];
         for (let a = 0; a < k; a++) w[a] -= dot * u[a];
       }
-      const norm = Math.hypot(...w) || 1;
-      for (let a = 0; a < k; a++) w[a] /= norm;
+      let norm = 0;
+      for (let a = 0; a < k; a++) norm += w[a] * w[a];
+      norm = Math.sqrt(norm) || 1;
+      moved = 0;
+      for (let a = 0; a < k; a++) {
+        w[a] /= norm;
+        moved += (w[a] - v[a]) * (w[a] - v[a]);
+      }
       v = w;
     }
     vecs.push(v);
