@@ -241,6 +241,19 @@ def test_a_style_change_is_a_small_delta_that_moves_nothing(page):
     assert len({page.hook("h.nodeStyle(a).color", f"d{i}") for i in range(0, 1000, 7)}) > 3
 
 
+def test_a_property_the_payload_cut_still_colours_and_sizes(page):
+    many = {f"p{k:02d}": k for k in range(40)}  # the payload keeps 30 properties per node
+    sg = graph([(f"m{i}", "T", {**many, "name": f"m{i}", "zz_kind": f"k{i % 3}", "zz_weight": i}) for i in range(6)], [("m0", "m1", "R")])
+    canvas = GraphCanvas(sg)
+    page.mount(canvas)
+    canvas.style(color="zz_kind", size="zz_weight")
+    assert set(page.sent[-1]["ops"][0]["values"]["m2"]) == {"zz_kind", "zz_weight"}
+    colours = [page.hook("h.nodeStyle(a).color", f"m{i}") for i in range(6)]
+    assert len(set(colours)) == 3 and "#9aa0a6" not in colours
+    sizes = [page.hook("h.nodeStyle(a).size", f"m{i}") for i in range(6)]
+    assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
+
+
 def legend_click(page, text):
     page.page.evaluate("([i, t]) => [...views[i].el.querySelectorAll('[data-gestalt-legend]')].find(e => e.getAttribute('data-gestalt-legend') === t).click()", [page.i, text])
 

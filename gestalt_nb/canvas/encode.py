@@ -93,7 +93,7 @@ def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:
     for node in nodes:
         shown = [key for key in node.properties if not str(key).startswith("__")]
         if name in node.properties and len(shown) > MAX_PROPERTIES and name not in shown[:MAX_PROPERTIES]:
-            out[node.id] = _value(display_properties({name: node.properties[name]})[name])
+            out[node.id] = {name: _value(display_properties({name: node.properties[name]})[name])}
     return out
 
 
@@ -121,9 +121,12 @@ class ViewMethods:
             op["color"] = color_spec(str(color), nodes)
             cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
             if cut:
-                op["values"] = cut
+                op["values"] = cut  # {node id: {property: value}}
         if size is not None:
             op["size"] = size_spec(str(size), nodes)
+            cut = cut_values(nodes, op["size"]["name"]) if op["size"].get("name") else None
+            for node_id, value in (cut or {}).items():
+                op.setdefault("values", {}).setdefault(node_id, {}).update(value)
         if caption is not None:
             self.caption_property = str(caption)
             op["caption"] = self.caption_property

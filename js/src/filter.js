@@ -4,7 +4,9 @@ import { encodeColor, encodeSize } from "./encode.js";
 import { renderLegend } from "./legend.js";
 import { LAYOUTS } from "./layouts/index.js";
 
-const emptyFilter = () => ({ labels: new Set(), types: new Set(), cats: new Set(), nodes: new Set() });
+// labels / types / cats: hidden by name; keepLabels / keepTypes (Python's "only these"): null = all
+const emptyFilter = () => ({ labels: new Set(), types: new Set(), cats: new Set(), nodes: new Set(), keepLabels: null, keepTypes: null });
+const off = (set, keep, name) => set.has(name) || (keep !== null && !keep.has(name));
 
 export const filterMethods = {
   // from the payload's "view": {style, layout, filter}
@@ -32,7 +34,8 @@ export const filterMethods = {
   },
 
   typeHidden(d) {
-    return !!(this.filt && this.filt.types.size && this.filt.types.has(d.y >= 0 ? String(this.types[d.y]) : "(no type)"));
+    const f = this.filt;
+    return !!f && (f.types.size > 0 || f.keepTypes !== null) && off(f.types, f.keepTypes, d.y >= 0 ? String(this.types[d.y]) : "(no type)");
   },
 
   refilter() {
@@ -40,7 +43,7 @@ export const filterMethods = {
     const out = new Set();
     const cat = this.enc && this.enc.color.cat;
     for (const [k, d] of this.nd) {
-      if ((f.labels.size && f.labels.has(this.labelName(d))) || f.nodes.has(k) || (f.cats.size && cat && f.cats.has(cat.get(k)))) out.add(k);
+      if (((f.labels.size || f.keepLabels) && off(f.labels, f.keepLabels, this.labelName(d))) || f.nodes.has(k) || (f.cats.size && cat && f.cats.has(cat.get(k)))) out.add(k);
     }
     this.filtered = out;
     const sel = [...this.selected].filter((k) => !out.has(k));
@@ -56,9 +59,13 @@ export const filterMethods = {
 
   // a legend entry clicked: hide or show that label, relationship type or colour category
   toggleLegend(kind, name) {
-    const set = kind === "type" ? this.filt.types : kind === "category" ? this.filt.cats : this.filt.labels;
-    if (set.has(name)) set.delete(name);
-    else set.add(name);
+    const f = this.filt;
+    const [set, keepName] = kind === "type" ? [f.types, "keepTypes"] : kind === "category" ? [f.cats, null] : [f.labels, "keepLabels"];
+    const keep = keepName ? f[keepName] : null;
+    if (off(set, keep, name)) {
+      set.delete(name);
+      if (keep) keep.add(name);
+    } else set.add(name);
     this.refresh();
   },
 
@@ -87,10 +94,11 @@ export const filterMethods = {
     if (op.caption) next.caption = op.caption;
     this.styleSpec = next;
     // values of the colour property the payload had left out (nodes with very many properties)
-    if (op.values && typeof op.values === "object" && op.color && op.color.name) {
+    const named = [op.color, op.size].filter((s) => s && s.name).map((s) => String(s.name));
+    if (op.values && typeof op.values === "object" && named.length) {
       for (const [k, v] of Object.entries(op.values)) {
         const d = this.nd.get(k);
-        if (d) d.p = { ...(d.p || {}), [String(op.color.name)]: v };
+        if (d && v !== null && typeof v === "object") for (const name of named) if (name in v) d.p = { ...(d.p || {}), [name]: v[name] };
       }
     }
     if (op.captions && typeof op.captions === "object") {
@@ -109,14 +117,8 @@ export const filterMethods = {
   applyFilterOp(op) {
     const f = emptyFilter();
     const all = (list) => new Set((list || []).map(String));
-    if (Array.isArray(op.labels)) {
-      const keep = all(op.labels);
-      for (const d of this.nd.values()) if (!keep.has(this.labelName(d))) f.labels.add(this.labelName(d));
-    }
-    if (Array.isArray(op.types)) {
-      const keep = all(op.types);
-      for (const t of this.types) if (!keep.has(String(t))) f.types.add(String(t));
-    }
+    if (Array.isArray(op.labels)) f.keepLabels = all(op.labels); // also hides labels an expansion brings later
+    if (Array.isArray(op.types)) f.keepTypes = all(op.types);
     if (Array.isArray(op.hide)) f.nodes = all(op.hide);
     this.filt = f;
     this.refresh();
@@ -143,12 +145,14 @@ export const filterMethods = {
     const types = [];
     this.types.forEach((t, i) => tc.get(i) && types.push({ name: String(t), n: tc.get(i) }));
     const enc = this.enc || { color: { legend: { title: "colour: label", kind: "label" } }, size: { legend: { title: "size: degree" } } };
+    const f = this.filt;
+    const offOf = (list, set, keep) => new Set(list.filter((e) => off(set, keep, e.name)).map((e) => e.name));
     renderLegend(this.ui.legend, {
       color: enc.color.legend,
       labels,
       types,
       size: enc.size.legend,
-      off: this.filt,
+      off: { labels: offOf(labels, f.labels, f.keepLabels), types: offOf(types, f.types, f.keepTypes), cats: f.cats },
       hidden: this.hiddenCount(),
       edge: this.theme.edge,
     }, (kind, name) => this.toggleLegend(kind, name));
