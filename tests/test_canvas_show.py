@@ -254,6 +254,17 @@ def test_a_property_the_payload_cut_still_colours_and_sizes(page):
     assert sizes == sorted(sizes) and sizes[-1] > sizes[0]
 
 
+def test_communities_are_the_cliques(page):
+    nodes = [(f"c{c}_{i}", "T", {"name": f"{c}.{i}"}) for c in range(4) for i in range(6)]
+    edges = [(f"c{c}_{i}", f"c{c}_{j}", "R") for c in range(4) for i in range(6) for j in range(i + 1, 6)]
+    edges += [(f"c{c}_0", f"c{c + 1}_0", "R") for c in range(3)]
+    canvas = GraphCanvas(graph(nodes, edges), color="community")
+    page.mount(canvas)
+    colour = {k: page.hook("h.nodeStyle(a).color", k) for k, _, _ in nodes}
+    assert all(len({colour[f"c{c}_{i}"] for i in range(6)}) == 1 for c in range(4))
+    assert len(set(colour.values())) == 4
+
+
 def legend_click(page, text):
     page.page.evaluate("([i, t]) => [...views[i].el.querySelectorAll('[data-gestalt-legend]')].find(e => e.getAttribute('data-gestalt-legend') === t).click()", [page.i, text])
 
