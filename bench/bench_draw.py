@@ -13,7 +13,9 @@ Then ten results of 1,000 nodes and 2,000 relationships (one type) in one notebo
 JupyterLab with widget state (Ctrl+S), and the .ipynb read from disk.
 
 Runs are interleaved across sizes (``--repeats``); medians are printed. Targets (issue 10): 5k first
-frame ≤ 1 s, 10k ≤ 2 s, 50k drawn ≤ 10 s; ten 1k results ≤ 3 MB saved with widget state.
+frame ≤ 1 s, 10k ≤ 2 s, 50k drawn ≤ 10 s; ten 1k results ≤ 3 MB saved with widget state. Then (issue 20,
+bench/show_timings.py, ``--show-only`` for just these): a style change on a 10k canvas, ``layered`` on a 5k DAG and
+``force`` on a 100×100 lattice (≤ 0.3 s, ≤ 3 s, ≤ 20 s).
 
     .venv/bin/python bench/bench_draw.py [--sizes 1000 5000 10000 50000] [--repeats 3]
 """
@@ -32,6 +34,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.show_timings import show_figures  # noqa: E402
 from tests.jupyter_page import FIRST_FRAME_JS, JupyterPage, JupyterServer, browser  # noqa: E402
 
 MAP_SIZE = 4 * 1024**3
@@ -197,7 +200,10 @@ def main() -> None:
     parser.add_argument("--repeat-big", action="store_true", help="repeat 50k runs too (slow)")
     parser.add_argument("--timeout", type=float, default=180)
     parser.add_argument("--skip-saved", action="store_true")
+    parser.add_argument("--show-only", action="store_true", help="only the style / layered / lattice figures (bench/show_timings.py)")
     ARGS = parser.parse_args()
+    if ARGS.show_only:
+        return show_figures(ARGS.repeats)
     with tempfile.TemporaryDirectory(prefix="bench-draw-") as scratch, browser() as chromium:
         server = JupyterServer("lab", root=Path(scratch)).start()
         try:
@@ -214,6 +220,7 @@ def main() -> None:
               f"{saved['widget_state']:,} bytes as compact JSON, in {sum(saved['models'].values())} models {saved['models']}")
         print(f"  cell outputs {saved['outputs']:,} bytes; the same file without widget state {saved['without_widgets']:,} bytes")
         print(f"  largest models: {saved['biggest']}; drawn per result (nodes, rels): {saved['results']}")
+    show_figures(ARGS.repeats)  # style change, layered, lattice (issue 20)
 
 
 ARGS = argparse.Namespace(repeat_big=False)

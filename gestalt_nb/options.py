@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
+LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
 
 
 @dataclass
@@ -30,6 +31,12 @@ class Settings:
     #: Drawing caps; the graph says when it left nodes or relationships out.
     max_nodes: int = 1000
     max_edges: int = 3000
+    #: What node colour means on the canvas: "label", "community" or a property name.
+    color: str = "label"
+    #: What node size means: "degree" (default), "in_degree", "out_degree", "pagerank" or a numeric property.
+    size: str = "degree"
+    #: Canvas layout: force, layered, radial, circular, grid, positions ("positions:x=lon,y=lat", "radial:root=ID").
+    layout: str = "force"
     #: Nodes in the static SVG picture kept for saved notebooks (a circle layout; more is unreadable).
     static_max_nodes: int = 300
     #: Characters of JSON shown in the JSON tab before it is cut.
@@ -51,6 +58,9 @@ class Settings:
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied (unknown names are an error)."""
         names = {item.name for item in fields(self)}
+        if overrides.get("caption") is not None:  # show(..., caption=...) is the caption property
+            overrides = {**overrides, "caption_property": overrides["caption"]}
+        overrides.pop("caption", None)
         unknown = set(overrides) - names
         if unknown:
             raise TypeError(f"Unknown option(s): {', '.join(sorted(unknown))}")
@@ -71,6 +81,9 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        layout = self.layout.get("name") if isinstance(self.layout, dict) else str(self.layout).partition(":")[0]
+        if layout not in LAYOUTS:
+            raise GestaltError(f"Unknown layout {layout!r}; choose one of: {', '.join(LAYOUTS)}.")
         for name in ("timeout", "tool_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -29,6 +29,7 @@ from . import bundle
 from .cypher import DrawingQuery, drawing_query
 from .snapshot import Shown, svg_of as snapshot_svg
 from .snapshot import parse as parse_shown
+from .encode import ViewMethods
 from .payload import Vocabulary, payload
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def _callable(callback: Any, what: str) -> None:
         raise TypeError(f"{what} takes a function, not {type(callback).__name__}.")
 
 
-class GraphCanvas(anywidget.AnyWidget):
+class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     _esm = bundle.LOADER
     _bundle = traitlets.Unicode("").tag(sync=True)
     _bundle_hash = traitlets.Unicode("").tag(sync=True)
@@ -68,6 +69,9 @@ class GraphCanvas(anywidget.AnyWidget):
         max_edges: int = 3000,
         counts: dict[str, int] | None = None,
         expander: Expander | None = None,
+        color: str | None = None,
+        size: str | None = None,
+        layout: Any = None,
     ) -> None:
         shared = bundle.shared()
         super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), height=height)
@@ -86,6 +90,8 @@ class GraphCanvas(anywidget.AnyWidget):
         self.status: dict[str, str] = {}
         self.on_msg(self._message)
         self.observe(self._selection_moved, names="selected")
+        self.subgraph = subgraph or Subgraph()
+        self._view_defaults(color, size, layout)  # encode.py: style / layout / filter
         self.reset(subgraph or Subgraph(), counts=counts)
 
     # -- the whole graph (a full redraw) ---------------------------------------------
@@ -95,7 +101,7 @@ class GraphCanvas(anywidget.AnyWidget):
         self.vocabulary = Vocabulary()
         self._log, self._undo = [], []
         self._counts = counts
-        self.graph = payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts)
+        self.graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
         packed = gzip.compress(json.dumps(self.graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
         with self.hold_sync():
             self.settings = {"expandable": self._expander is not None, "caption": self.caption_property}

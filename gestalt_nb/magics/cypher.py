@@ -15,6 +15,15 @@ from .common import MagicBase, user_errors, words
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
 
 
+def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
+    """--color / --size / --caption / --layout as view options; a bad layout or layout option fails now."""
+    if args.layout:
+        from ..canvas.encode import layout_spec  # deferred: the canvas package loads anywidget
+
+        layout_spec(args.layout, {})
+    return {"color": args.color, "size": args.size, "caption": args.caption, "layout": args.layout}
+
+
 @magics_class
 class CypherMagics(MagicBase):
     """``%%gcypher``, ``%ghistory``, ``%gsnippets``."""
@@ -61,6 +70,7 @@ class CypherMagics(MagicBase):
             "display_limit": args.display_limit,
             "max_nodes": args.max_nodes,
             "max_edges": args.max_edges,
+            **_drawing_options(args),
         }
         result.view_options = {key: value for key, value in result.view_options.items() if value is not None}
         result.params_source = expression
@@ -112,7 +122,7 @@ class CypherMagics(MagicBase):
 
         if args.write:
             raise GestaltError("--live and --write do not mix: a live view only reads. Run the write in its own cell.")
-        options = {"renderer": args.renderer, "max_nodes": args.max_nodes, "max_edges": args.max_edges}
+        options = {"renderer": args.renderer, "max_nodes": args.max_nodes, "max_edges": args.max_edges, **_drawing_options(args)}
         options = {key: value for key, value in options.items() if value is not None}
         settings.with_overrides(**options)
         return Live(connection, query or "", params, limit=args.limit, view_options=options)

@@ -25,6 +25,10 @@ def _gcypher_parser() -> Parser:
     parser.add_argument("--display-limit", type=int, help="rows shown in the table")
     parser.add_argument("--max-nodes", type=int, help="nodes drawn before the graph is cut")
     parser.add_argument("--max-edges", type=int, help="relationships drawn before the graph is cut")
+    parser.add_argument("--color", help="node colour: label (default), community, or a node property")
+    parser.add_argument("--size", help="node size: degree (default), in_degree, out_degree, pagerank, or a numeric property")
+    parser.add_argument("--caption", help="node property used as the caption")
+    parser.add_argument("--layout", help="force (default), layered, radial[:root=ID], circular, grid, positions[:x=PROP,y=PROP]")
     parser.add_argument("--explain", action="store_true", help="show the plan, the LIMIT added and slow-shape warnings; run nothing")
     parser.add_argument("--save", metavar="NAME", help="run the cell, then keep its query as snippet NAME")
     parser.add_argument("--with", dest="with_", metavar="NAME", action="append", default=[],

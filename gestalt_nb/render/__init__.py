@@ -48,6 +48,9 @@ class Drawing:
             max_edges=self.options.max_edges,
             counts=self.counts,
             expander=DatabaseExpander(self.connection) if self.connection is not None else None,
+            color=self.options.color,
+            size=self.options.size,
+            layout=self.options.layout,
         )
 
     def widget(self):

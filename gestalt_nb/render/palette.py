@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 
-#: Tableau-10 plus two; readable on white and on JupyterLab's dark theme.
+#: Tableau's first nine plus three chosen so that no two of the twelve are alike (CIELAB distance ≥ 30
+#: between any two, ≥ 21 from the grey of unlabelled nodes; the old 10th, #86bcb6, was 4 from the teal).
+#: The canvas's category palette (js/src/encode.js) is the same list.
 PALETTE = (
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
-    "#b07aa1", "#ff9da7", "#9c755f", "#86bcb6", "#d37295", "#a0cbe8",
+    "#b07aa1", "#ff9da7", "#9c755f", "#f032e6", "#cf1c90", "#cedb9c",
 )
 #: Nodes without a label.
 UNLABELLED = "#9aa0a6"

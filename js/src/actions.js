@@ -121,7 +121,7 @@ export const actionMethods = {
     const out = [];
     const starts = [];
     this.graph.forEachNode((k) => {
-      if (out.length + starts.length >= 200 || this.hidden.has(k)) return;
+      if (out.length + starts.length >= 200 || this.isHiddenNode(k)) return;
       const i = this.nd.get(k).lc.indexOf(q);
       if (i === 0) starts.push(k);
       else if (i > 0) out.push(k);
@@ -154,7 +154,8 @@ export const actionMethods = {
 
   updateCount() {
     let n = this.graph.order, m = this.graph.size;
-    if (this.hidden.size) {
+    const hiddenN = this.hiddenCount();
+    if (hiddenN) {
       n = this.hooks.nodesDrawn();
       m = this.hooks.edgesDrawn();
     }
@@ -162,19 +163,7 @@ export const actionMethods = {
     const tn = Number(c.nodes), tm = Number(c.edges);
     const nodes = n.toLocaleString("en-US") + (tn > this.graph.order ? " of " + tn.toLocaleString("en-US") : "") + (tn > this.graph.order || n !== 1 ? " nodes" : " node");
     const rels = m.toLocaleString("en-US") + (tm > this.graph.size ? " of " + tm.toLocaleString("en-US") : "") + (m === 1 && !(tm > this.graph.size) ? " relationship" : " relationships");
-    const hid = this.hidden.size ? " (" + this.hidden.size + " hidden)" : "";
+    const hid = hiddenN ? " (" + hiddenN.toLocaleString("en-US") + " hidden)" : "";
     this.ui.setCount(nodes + " · " + rels + hid);
-  },
-
-  updateLegend() {
-    const counts = new Map();
-    for (const d of this.nd.values()) counts.set(d.l, (counts.get(d.l) || 0) + 1);
-    const t = this.theme;
-    const entries = [];
-    this.labels.forEach((lab, i) => {
-      if (!lab || !counts.get(i)) return;
-      entries.push({ name: String(lab.name), color: this.labelColors[i] || t.node, n: counts.get(i) });
-    });
-    this.ui.setLegend(entries);
   },
 };

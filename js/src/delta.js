@@ -34,6 +34,7 @@ export const deltaMethods = {
 
   applyDelta(msg) {
     if (this.layout && this.layout.running) this.layout.settleNow();
+    const allBefore = this.hlCount > 0 && this.hlCount >= this.nd.size; // every node matched: no rings
     const ops = Array.isArray(msg.ops) ? msg.ops : [];
     let added = [];
     let relegend = false;
@@ -55,18 +56,32 @@ export const deltaMethods = {
         this.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
       } else if (op.op === "fit") {
         this.fitAfter = true;
-      }
+      } else this.applyViewOp(op); // style / layout / filter (filter.js)
     }
     if (this.ui.root.querySelector(".gc-status").textContent.startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
-      this.updateLegend();
-      this.updateCount();
+      this.countHighlights();
+      if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.restyleAll(); // rings on / off
+      // encodings are of the drawn graph: compute them again, then the legend and count
+      this.encode();
+      const f = this.filt;
+      if (this.enc.color.of || this.enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.refresh();
+      else {
+        this.updateLegend();
+        this.updateCount();
+      }
+      if (added.length && this.layoutName() !== "force") this.setLayout(this.layoutSpec);
     }
-    if (this.renderer) this.renderer.refresh();
+    // the panel shows the degree and properties as they are now
+    const last = [...this.selected].pop();
+    if (last !== undefined && this.graph.hasNode(last)) this.showNode(last);
+    // style / filter / layout ops repaint through graph events (no full re-index)
+    const viewOnly = ops.length && ops.every((op) => op && ["style", "filter", "layout"].includes(op.op));
+    if (this.renderer && !viewOnly) this.renderer.refresh();
     if (this.fitAfter) {
       this.fitAfter = false;
       this.fit();
-    } else this.keepInView();
+    } else if (!viewOnly) this.keepInView(); // style and filter ops move nothing (a layout op fits itself)
   },
 
   addNodes(op, anchor) {
@@ -200,9 +215,10 @@ export const deltaMethods = {
     }
     for (const [k, h] of nodes) this.nd.get(k).h = h;
     for (const [k, h] of edges) this.ed.get(k).h = h;
-    this.hlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
-    if (nodes.length > 200 || edges.length > 200) this.restyleAll();
+    const allBefore = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
+    this.countHighlights();
+    const allNow = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
+    if (nodes.length > 200 || edges.length > 200 || allBefore !== allNow) this.restyleAll();
     else {
       this.restyleNodes(nodes.map((x) => x[0]));
       this.restyleEdges(edges.map((x) => x[0]));

@@ -28,14 +28,14 @@ export function makeHooks(view) {
     nodesDrawn() {
       let n = 0;
       view.graph.forEachNode((k) => {
-        if (!view.hidden.has(k)) n++;
+        if (!view.isHiddenNode(k)) n++;
       });
       return n;
     },
     edgesDrawn() {
       let n = 0;
       view.graph.forEachEdge((k, a, s, t) => {
-        if (!view.hidden.has(s) && !view.hidden.has(t) && !view.hidden.has(k)) n++;
+        if (!view.isHiddenNode(s) && !view.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
       });
       return n;
     },
@@ -47,7 +47,7 @@ export function makeHooks(view) {
       if (!width || !height) return 0;
       let n = 0;
       view.graph.forEachNode((k) => {
-        if (view.hidden.has(k)) return;
+        if (view.isHiddenNode(k)) return;
         const d = r.getNodeDisplayData(k);
         if (!d) return;
         const p = r.framedGraphToViewport({ x: d.x, y: d.y });
@@ -91,6 +91,21 @@ export function makeHooks(view) {
       const d = view.nd.get(id);
       return { h: d.h, type: a.type || view.nodeType, hidden: !!a.hidden, size: a.size, color: a.color, label: a.label, fixed: !!d.fixed };
     },
+    // encodings, layouts and filters (issue 20)
+    nodeStyle: (id) => {
+      flush();
+      return view.nodeStyle(String(id));
+    },
+    positions() {
+      flush();
+      const out = {};
+      view.graph.forEachNode((k) => {
+        if (!view.isHiddenNode(k)) out[k] = screen(k);
+      });
+      return out;
+    },
+    layoutName: () => view.layoutName(),
+    whenSettled: () => view.layoutPromise || view.settledPromise,
     cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
   };
 }

@@ -10,6 +10,8 @@ import { actionMethods } from "./actions.js";
 import { deltaMethods } from "./delta.js";
 import { reportMethods } from "./snapshot.js";
 import { exportMethods } from "./export.js";
+import { filterMethods } from "./filter.js";
+import { layoutMethods } from "./layouts/index.js";
 
 let instances = 0;
 
@@ -164,6 +166,9 @@ class CanvasView {
     this.undo = [];
     this.theme = readTheme(this.root);
     this.updateLabelColors();
+    this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
+    this.enc = null;
+    this.layoutPromise = null;
 
     const N = p.nodes.length, E = p.edges.length;
     this.sizing(N, E);
@@ -174,10 +179,15 @@ class CanvasView {
     const m = (this.times.marks = { payload: t0 });
     addItems(graph, this, p.nodes, p.edges, this.styler());
     m.graph = performance.now();
-    startPositions(graph);
+    if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
+    else startPositions(graph);
+    this.encode();
+    this.countHighlights();
+    if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
+    else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
     m.positions = performance.now();
 
-    this.ui.setNotes(p.notes);
+    this.ui.setNotes(p.notes.concat(this.layoutNote ? [this.layoutNote] : []));
     this.updateLegend();
     this.updateCount();
     this.ui.setStatus("", "info");
@@ -284,6 +294,22 @@ class CanvasView {
 
   startLayout() {
     const id = this.instanceId;
+    // big components unfold from pivot-MDS positions, computed after the first frame (which
+    // shows the quick spiral) so the first frame costs what it did; FA2 refines from there
+    let unfolded = false;
+    if (this.layoutName() === "force" && this.unfoldedFor !== id) {
+      this.unfoldedFor = id;
+      unfolded = startPositions(this.graph, { mds: true });
+      if (unfolded && this.renderer) this.renderer.refresh();
+    }
+    if (this.layoutName() !== "force") {
+      // a computed layout (layouts/index.js) is placed already: nothing moves
+      this.times.settled = performance.now();
+      this.keepInView();
+      this.resolveSettled();
+      this.layoutSettled();
+      return;
+    }
     this.layout = new Layout(this.graph, {
       isFixed: (k) => {
         const d = this.nd.get(k);
@@ -303,8 +329,11 @@ class CanvasView {
         this.renderer && this.renderer.refresh();
         this.keepInView();
         this.resolveSettled();
+        this.layoutSettled();
       },
     });
+    // from an unfolded start FA2 only refines: a shorter time cap for big graphs
+    if (unfolded) this.layout.cap = Math.min(this.layout.cap, 3000 + this.graph.order * 0.3);
     this.layout.start();
   }
 
@@ -312,6 +341,8 @@ class CanvasView {
     const r = this.renderer;
 
     r.on("clickNode", ({ node, event }) => {
+      // on a dense canvas sigma's pick can be a neighbour drawn on top: take the nearest centre
+      if (event && Number.isFinite(event.x)) node = this.nearestNode(event.x, event.y) || node;
       const add = event && event.original && (event.original.shiftKey || event.original.metaKey || event.original.ctrlKey);
       if (add) {
         const next = new Set(this.selected);
@@ -395,6 +426,10 @@ class CanvasView {
     if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
     this.theme = next;
     this.updateLabelColors();
+    if (this.graph && this.enc) {
+      this.encode(); // the sequential scale depends on the background
+      this.updateLegend();
+    }
     if (!this.renderer) return;
     const s = this.sigmaSettings();
     this.renderer.setSetting("labelColor", s.labelColor);
@@ -441,8 +476,8 @@ class CanvasView {
 
 // the view's methods live in small modules: style.js (display attributes and
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
-// snapshot.js (what is shown, for the kernel) and export.js (PNG / SVG / Path buttons)
-Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods);
+// snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons), filter.js and layouts/
+Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods, filterMethods, layoutMethods);
 
 async function inflateJSON(view) {
   const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);

@@ -3,6 +3,7 @@
 // layout for nodes added by a delta (old nodes fixed).
 import fa2WorkerFunction from "graphology-layout-forceatlas2/webworker.js";
 import iterate from "graphology-layout-forceatlas2/iterate.js";
+import { pivotMDS } from "./layouts/mds.js";
 
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 const PPN = 10; // FA2 node matrix stride
@@ -10,6 +11,8 @@ const PPE = 3;
 const f32 = Math.fround;
 
 export const SPACING = 10;
+// components of at least this many nodes start from pivot MDS
+const MDS_MIN = 50;
 
 function spiral(i, s) {
   const r = s * Math.sqrt(i + 0.5);
@@ -18,8 +21,9 @@ function spiral(i, s) {
 }
 
 // Writes x/y of every node of `graph` (float32-exact values, so FA2's Float32
-// matrices round-trip them unchanged).
-export function startPositions(graph) {
+// matrices round-trip them unchanged). With `mds`, components of MDS_MIN nodes or
+// more start from pivot MDS (returns false, writing nothing, when there is none).
+export function startPositions(graph, { mds = false } = {}) {
   const seen = new Set();
   const nodes = graph.nodes();
   const deg = new Map();
@@ -44,28 +48,40 @@ export function startPositions(graph) {
   }
   if (singles.length) comps.push(singles);
   comps.sort((a, b) => b.length - a.length);
-  // shelf packing of the components' bounding squares
-  const side = (c) => 2 * SPACING * Math.sqrt(c.length + 1) + 2 * SPACING;
+  if (mds && !comps.some((c) => c.length >= MDS_MIN && c !== singles)) return false;
+  // each component in its own frame: pivot MDS for big ones (unfolds sparse structure at once,
+  // which matters more than FA2 iterations), a BFS-ordered spiral for small ones
+  const local = comps.map((c) => {
+    const pts = mds && c.length >= MDS_MIN && c !== singles ? pivotMDS(graph, c).map(([x, y]) => [x * SPACING * 1.5, y * SPACING * 1.5]) : c.map((n, i) => spiral(i, SPACING));
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (const [x, y] of pts) {
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+    return { pts, x0, y0, w: x1 - x0 + 2 * SPACING, h: y1 - y0 + 2 * SPACING };
+  });
+  // shelf packing of the components' bounding boxes
   let area = 0;
-  for (const c of comps) area += side(c) * side(c);
-  const rowWidth = Math.max(side(comps[0] || []), Math.sqrt(area) * 1.15);
+  for (const b of local) area += b.w * b.h;
+  const rowWidth = Math.max(local.length ? local[0].w : 0, Math.sqrt(area) * 1.15);
   let cx = 0, cy = 0, rowH = 0;
   const pos = new Map();
-  for (const c of comps) {
-    const w = side(c);
-    if (cx > 0 && cx + w > rowWidth) {
+  comps.forEach((c, k) => {
+    const b = local[k];
+    if (cx > 0 && cx + b.w > rowWidth) {
       cx = 0;
       cy += rowH;
       rowH = 0;
     }
-    const ox = cx + w / 2, oy = cy + w / 2;
     for (let i = 0; i < c.length; i++) {
-      const [x, y] = spiral(i, SPACING);
-      pos.set(c[i], [f32(ox + x), f32(-(oy + y))]);
+      const [x, y] = b.pts[i];
+      pos.set(c[i], [f32(cx + SPACING + x - b.x0), f32(-(cy + SPACING + y - b.y0))]);
     }
-    cx += w;
-    rowH = Math.max(rowH, w);
-  }
+    cx += b.w;
+    rowH = Math.max(rowH, b.h);
+  });
   graph.updateEachNodeAttributes(
     (n, a) => {
       const p = pos.get(n);
@@ -75,6 +91,7 @@ export function startPositions(graph) {
     },
     { attributes: ["x", "y"] }
   );
+  return true;
 }
 
 export function fa2Settings(order) {

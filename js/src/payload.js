@@ -13,6 +13,7 @@ export function normalizePayload(p) {
     title: str(p.title),
     notes: Array.isArray(p.notes) ? p.notes.map((n) => str(n)) : [],
     counts: p.counts && typeof p.counts === "object" ? p.counts : {},
+    view: p.view && typeof p.view === "object" ? p.view : {}, // style / layout / filter (filter.js)
   };
 }
 

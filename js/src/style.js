@@ -71,14 +71,19 @@ export const styleMethods = {
   styleNode(key, a) {
     const t = this.theme;
     const d = this.nd.get(key);
-    a.color = (d.l >= 0 && this.labelColors[d.l]) || t.node;
-    a.size = this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
+    // encodings (filter.js / encode.js): colour and size by data; else label colour, size by degree
+    const enc = this.enc;
+    a.color = (enc && enc.color.of && enc.color.of.get(key)) || (d.l >= 0 && this.labelColors[d.l]) || t.node;
+    const f = enc && enc.size.of ? enc.size.of.get(key) : 0;
+    a.size = f ? this.baseSize * 1.2 * f : this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
     a.label = clip(d.c, 48);
     const sel = this.selected.has(key);
-    const strong = sel || d.h;
+    // when the query matched everything, a ring on every node says nothing: none then
+    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size);
+    const strong = sel || hl;
     if (strong || d.fixed) {
       a.type = "ring";
-      a.ringColor = sel ? t.select : d.h ? t.ring : t.pin;
+      a.ringColor = sel ? t.select : hl ? t.ring : t.pin;
       a.ringSize = strong ? 0.24 : 0.14;
       a.gapColor = t.bg;
       a.size = Math.max(a.size * (strong ? 1.45 : 1.15), strong ? 7.5 : 4);
@@ -90,9 +95,9 @@ export const styleMethods = {
       delete a.gapColor;
       delete a.zIndex;
     }
-    if (sel || (d.h && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
+    if (sel || (hl && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
     else delete a.forceLabel;
-    if (this.hidden.has(key)) a.hidden = true;
+    if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
   },
@@ -101,8 +106,10 @@ export const styleMethods = {
     const t = this.theme;
     const d = this.ed.get(key);
     const sel = this.selectedEdge === key;
-    a.color = sel ? t.select : d.h ? t.edgeHi : t.edge;
-    if (sel || d.h) {
+    // everything matched (every node and relationship highlighted): emphasise nothing
+    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size);
+    a.color = sel ? t.select : hl ? t.edgeHi : t.edge;
+    if (sel || hl) {
       a.size = Math.max(2.2, this.edgeSize * 2.5);
       if (this.edgeType !== "arrow") a.type = this.bigEdgeHi;
     } else {
@@ -112,21 +119,29 @@ export const styleMethods = {
     if (this.edgeLabels) {
       const type = d.y >= 0 ? this.types[d.y] : null;
       a.label = type !== undefined && type !== null ? clip(type, 40) : null;
-      if (sel || d.h) a.forceLabel = true;
+      if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
     }
+    if (this.filt && this.typeHidden(d)) a.hidden = true;
+    else delete a.hidden;
     return a;
   },
 
   restyleAll() {
-    this.hlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
     // the hint must name "type": without hints sigma 3 repaints edges in place
     // and throws for edges not indexed yet ("can't be repaint")
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
-      attributes: ["color", "size", "type", "label", "forceLabel"],
+      attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
     });
+  },
+
+  countHighlights() {
+    this.hlCount = 0;
+    this.ehlCount = 0;
+    for (const d of this.nd.values()) if (d.h) this.hlCount++;
+    for (const d of this.ed.values()) if (d.h) this.ehlCount++;
   },
 
   restyleNodes(keys) {
@@ -311,7 +326,13 @@ export const styleMethods = {
     else if (angle < -Math.PI / 2) angle += Math.PI;
     const cx = (sx + tx) / 2, cy = (sy + ty) / 2;
     const fs = s.edgeLabelSize;
-    const offsets = [e.size / 2 + fs, -e.size / 2 - 3];
+    let offsets = [e.size / 2 + fs, -e.size / 2 - 3];
+    // several relationships between the same two nodes (either direction): each label gets its own row
+    const slot = this.pairSlot(e.key);
+    if (slot && slot.n > 1) {
+      const row = Math.floor(slot.k / 2) * (fs + 2);
+      offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
+    }
     const sc = this.placing() && this.renderer ? this.frameScene() : null;
     let off = offsets[0];
     if (sc) {
@@ -340,6 +361,23 @@ export const styleMethods = {
     ctx.rotate(angle);
     ctx.fillText(label, -w / 2, off);
     ctx.restore();
+  },
+
+  // {k, n}: this relationship is the k-th of n between its two nodes (recomputed once per frame)
+  pairSlot(key) {
+    if (!this.slots || this.slotsFrame !== this.frameNo) {
+      this.slotsFrame = this.frameNo;
+      const groups = new Map();
+      this.graph.forEachEdge((k, a, s, t) => {
+        if (s === t) return;
+        const id = s < t ? s + "\u0000" + t : t + "\u0000" + s;
+        if (!groups.has(id)) groups.set(id, []);
+        groups.get(id).push(k);
+      });
+      this.slots = new Map();
+      for (const list of groups.values()) list.sort().forEach((k, i) => this.slots.set(k, { k: i, n: list.length }));
+    }
+    return this.slots.get(key);
   },
 
   // Self-loops (sigma draws none): a small ring at the node's upper right, with

@@ -29,6 +29,13 @@ const CSS = `
 .gc-legend:empty{display:none}
 .gc-legend span.gc-item{display:inline-flex;align-items:center;gap:4px;max-width:220px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;unicode-bidi:isolate}
 .gc-swatch{display:inline-block;flex:none;width:10px;height:10px;border-radius:50%;border:1px solid rgba(128,128,128,.5)}
+.gc-swatch.gc-line{width:14px;height:3px;border-radius:1px;border:none}
+.gc-legend .gc-toggle{cursor:pointer;user-select:none}
+.gc-legend .gc-off{opacity:.45;text-decoration:line-through}
+.gc-legend .gc-head{font-weight:600;white-space:nowrap}
+.gc-legend .gc-n,.gc-legend .gc-muted{color:var(--jp-ui-font-color2,#777)}
+.gc-ramp{display:inline-block;width:64px;height:9px;border-radius:2px}
+.gc-legend .gc-hidden{color:var(--jp-warn-color0,#b35900)}
 .gc-panel{flex:0 0 240px;max-width:100%;min-width:0;border-left:1px solid var(--jp-border-color2,#e0e0e0);padding:6px 8px;overflow-x:hidden;overflow-y:auto;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222)}
 .gc-panel .gc-hint{color:var(--jp-ui-font-color2,#777)}
 .gc-panel .gc-title{margin:0 0 4px;font-size:13px;font-weight:600;color:var(--jp-ui-font-color0,#111);overflow-wrap:anywhere;unicode-bidi:isolate;max-height:6.8em;overflow:hidden}
@@ -127,22 +134,9 @@ export function buildUI(root, on) {
   input.addEventListener("blur", () => setTimeout(() => (results.hidden = true), 150));
 
   const ui = {
-    root, input, results, sigmaBox, stage, panel, tip,
+    root, input, results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
     setNotes(list) {
       notes.replaceChildren(...list.filter((t) => t).map((t) => h("div", null, clip(t, 2000))));
-    },
-    setLegend(entries) {
-      // entries: [{name, color, n}]
-      const shown = entries.slice(0, 14).map((e) => {
-        const item = h("span", "gc-item");
-        const sw = h("span", "gc-swatch");
-        sw.style.backgroundColor = e.color; // colour parsed and re-serialised by theme.parseColor
-        item.title = e.name;
-        item.append(sw, document.createTextNode(clip(e.name, 40) + (e.n ? " (" + e.n + ")" : "")));
-        return item;
-      });
-      if (entries.length > 14) shown.push(h("span", "gc-item", "+" + (entries.length - 14) + " more"));
-      legend.replaceChildren(...shown);
     },
     setCount(text) {
       count.textContent = text;

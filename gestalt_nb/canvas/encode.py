@@ -1,0 +1,166 @@
+"""What the canvas shows: encodings (colour / size / caption), layouts and filters, as small deltas.
+
+``canvas.style(color=..., size=..., caption=...)``, ``canvas.layout(name, **options)`` and
+``canvas.filter(labels=..., types=..., nodes=...)`` each send one delta that names the encoding; the
+page computes colours, sizes, metrics (degree, PageRank, communities) and positions over the drawn
+graph from the properties it already holds, so a style change resends no node and moves none.
+The current choices are kept here and go into the base payload (``"view"``) when it is rebuilt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..errors import GestaltError
+from ..render import caption as caption_of
+from ..graph.values import display_properties
+from ..graph.subgraph import Node
+from .payload import CAPTION_CHARS, MAX_PROPERTIES, _short, _value
+
+LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
+SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
+#: Options each layout takes (anything else is an error, not silently ignored).
+LAYOUT_OPTIONS = {"force": (), "layered": (), "radial": ("root",), "circular": (), "grid": (), "positions": ("x", "y")}
+
+
+def parse_layout(text: str) -> tuple[str, dict[str, str]]:
+    """``"positions:x=lon,y=lat"`` → ``("positions", {"x": "lon", "y": "lat"})`` (the magic's form)."""
+    name, _, rest = str(text).partition(":")
+    options: dict[str, str] = {}
+    for part in filter(None, (item.strip() for item in rest.split(","))):
+        key, equals, value = part.partition("=")
+        if not equals or not key.strip():
+            raise GestaltError(f"Layout option '{part}' is not key=value; write e.g. --layout positions:x=lon,y=lat.")
+        options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def layout_spec(name: Any, options: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(name, dict):
+        options = {**{key: value for key, value in name.items() if key != "name"}, **options}
+        name = name.get("name", "force")
+    if isinstance(name, str) and ":" in name:
+        name, parsed = parse_layout(name)
+        options = {**parsed, **options}
+    if name not in LAYOUTS:
+        raise GestaltError(f"Unknown layout {name!r}; choose one of: {', '.join(LAYOUTS)}.")
+    unknown = set(options) - set(LAYOUT_OPTIONS[name])
+    if unknown:
+        takes = ", ".join(LAYOUT_OPTIONS[name]) or "no options"
+        raise GestaltError(f"The {name} layout takes {takes}, not {', '.join(sorted(unknown))}.")
+    if name == "positions":
+        options = {"x": str(options.get("x", "x")), "y": str(options.get("y", "y"))}
+    if name == "radial" and options.get("root") is not None:
+        options = {"root": str(options["root"])}
+    return {"name": name, "options": options}
+
+
+def _known_properties(nodes: Iterable[Node]) -> set[str]:
+    return {key for node in nodes for key in node.properties if not str(key).startswith("__")}
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
+    if color in ("label", "community"):
+        return {"by": color}
+    if color not in _known_properties(nodes):
+        raise GestaltError(f"No drawn node has a property {color!r}; colour by 'label', 'community' or one of: {_names(nodes)}.")
+    return {"by": "property", "name": color}
+
+
+def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:
+    if size in SIZE_METRICS:
+        return {"by": size}
+    if size not in _known_properties(nodes):
+        raise GestaltError(f"No drawn node has a property {size!r}; size by {', '.join(SIZE_METRICS)} or a numeric property: {_names(nodes)}.")
+    if not any(_numeric(node.properties.get(size)) for node in nodes):
+        raise GestaltError(f"Property {size!r} has no numeric values on the drawn nodes, so it cannot set a size; colour by it instead.")
+    return {"by": "property", "name": size}
+
+
+def _names(nodes: list[Node]) -> str:
+    names = sorted(_known_properties(nodes))
+    return ", ".join(names[:20]) + (" …" if len(names) > 20 else "") if names else "(none)"
+
+
+def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:
+    """Values of ``name`` the payload left out (a node with more than MAX_PROPERTIES properties)."""
+    out = {}
+    for node in nodes:
+        shown = [key for key in node.properties if not str(key).startswith("__")]
+        if name in node.properties and len(shown) > MAX_PROPERTIES and name not in shown[:MAX_PROPERTIES]:
+            out[node.id] = {name: _value(display_properties({name: node.properties[name]})[name])}
+    return out
+
+
+class ViewMethods:
+    """Mixed into ``GraphCanvas``: style / layout / filter, each one delta."""
+
+    view_state: dict[str, Any]
+
+    def _view_defaults(self, color: str | None, size: str | None, layout: Any) -> None:
+        self.view_state = {"style": {}, "layout": {"name": "force", "options": {}}, "filter": None}
+        nodes = list(self.subgraph.nodes.values())
+        if color and color != "label":
+            self.view_state["style"]["color"] = color_spec(color, nodes)
+        if size and size != "degree":  # "degree" is the default scale (logarithmic); style(size="degree") is linear
+            self.view_state["style"]["size"] = size_spec(size, nodes)
+        if layout:
+            self.view_state["layout"] = layout_spec(layout, {})
+
+    def style(self, *, color: str | None = None, size: str | None = None, caption: str | None = None) -> None:
+        """Colour nodes by ``"label"``, ``"community"`` or a property; size them by a metric or a numeric property;
+        caption them by a property. Only the encoding is sent: no node moves, the legend says what each means."""
+        nodes = list(self.subgraph.nodes.values())
+        op: dict[str, Any] = {"op": "style"}
+        if color is not None:
+            op["color"] = color_spec(str(color), nodes)
+            cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
+            if cut:
+                op["values"] = cut  # {node id: {property: value}}
+        if size is not None:
+            op["size"] = size_spec(str(size), nodes)
+            cut = cut_values(nodes, op["size"]["name"]) if op["size"].get("name") else None
+            for node_id, value in (cut or {}).items():
+                op.setdefault("values", {}).setdefault(node_id, {}).update(value)
+        if caption is not None:
+            self.caption_property = str(caption)
+            op["caption"] = self.caption_property
+            op["captions"] = {node.id: _short(caption_of(node.id, display_properties(node.properties), self.caption_property), CAPTION_CHARS) for node in nodes}
+        if len(op) == 1:
+            raise GestaltError("style() needs color=, size= or caption=.")
+        self.view_state["style"].update({key: op[key] for key in ("color", "size") if key in op})
+        self._delta([op])
+
+    def layout(self, name: str = "force", **options: Any) -> None:
+        """Lay the drawing out again: force, layered (root-less DAG / tree), radial (``root=``), circular, grid,
+        positions (``x=``, ``y=`` property names; y grows upward). Nodes move in place; pinned nodes stay."""
+        spec = layout_spec(name, options)
+        self.view_state["layout"] = spec
+        self._delta([{"op": "layout", **spec}])
+
+    def filter(self, labels: Iterable[str] | None = None, types: Iterable[str] | None = None, nodes: Callable[[Node], Any] | None = None) -> int:
+        """Show only nodes with these labels, relationships of these types, and nodes for which ``nodes(node)`` is
+        true (run here, in the kernel); ``filter()`` shows everything again. Returns how many nodes are hidden."""
+        if nodes is not None and not callable(nodes):
+            raise TypeError(f"filter(nodes=...) takes a function of a node, not {type(nodes).__name__}.")
+        op: dict[str, Any] = {"op": "filter"}
+        drawn = list(self.subgraph.nodes.values())
+        hidden = set()
+        if labels is not None:
+            op["labels"] = [labels] if isinstance(labels, str) else [str(item) for item in labels]
+            keep = set(op["labels"])
+            hidden |= {node.id for node in drawn if (node.labels[0] if node.labels else "(no label)") not in keep}
+        if types is not None:
+            op["types"] = [types] if isinstance(types, str) else [str(item) for item in types]
+        if nodes is not None:
+            op["hide"] = [node.id for node in drawn if not nodes(node)]
+            hidden |= set(op["hide"])
+        self.view_state["filter"] = op if len(op) > 1 else None
+        self._delta([op])
+        return len(hidden)
+

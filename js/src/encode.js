@@ -1,0 +1,134 @@
+// Encodings: what a node's colour and size mean, computed over the drawn graph.
+// The spec comes from Python ({color: {by, name}, size: {by, name}}); values are
+// read from the properties the payload carries (text and numbers only).
+import { parseColor, toHex } from "./theme.js";
+import { communities, pagerank } from "./metrics.js";
+
+// 12 well-separated colours (min CIELAB distance 30 between any two; same as render/palette.py)
+export const CATEGORY_PALETTE = [
+  "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948",
+  "#b07aa1", "#ff9da7", "#9c755f", "#f032e6", "#cf1c90", "#cedb9c",
+];
+export const OTHER = "#9aa0a6";
+// viridis: lightness grows with the value
+const SEQUENTIAL = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725"];
+const SEQ_RGB = SEQUENTIAL.map((c) => parseColor(c) || [0, 0, 0, 1]);
+export const SIZE_METRICS = ["degree", "in_degree", "out_degree", "pagerank"];
+
+export function sequential(t) {
+  t = Math.max(0, Math.min(1, Number.isFinite(t) ? t : 0));
+  const x = t * (SEQ_RGB.length - 1);
+  const i = Math.min(SEQ_RGB.length - 2, Math.floor(x));
+  const f = x - i, a = SEQ_RGB[i], b = SEQ_RGB[i + 1];
+  return toHex([a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f, 1]);
+}
+
+const isNum = (v) => typeof v === "number" && Number.isFinite(v);
+const fmt = (v) => (Number.isInteger(v) ? v.toLocaleString("en-US") : Number(v.toPrecision(3)).toLocaleString("en-US"));
+
+function propValue(d, name) {
+  if (!d.p || !Object.prototype.hasOwnProperty.call(d.p, name)) return undefined;
+  const v = d.p[name];
+  return v === null ? undefined : v;
+}
+
+// Colour of every node: {of: Map key -> colour, cat: Map key -> category text | undefined, legend}
+export function encodeColor(view, spec) {
+  const by = (spec && spec.by) || "label";
+  const out = new Map(), cat = new Map();
+  if (by === "label") return { by, of: null, cat: null, legend: { title: "colour: label", kind: "label" } };
+  const values = new Map();
+  if (by === "community") {
+    for (const [k, c] of communities(view.graph)) values.set(k, "community " + (c + 1));
+  } else {
+    view.graph.forEachNode((k) => {
+      const v = propValue(view.nd.get(k), spec.name);
+      if (v !== undefined) values.set(k, v);
+    });
+  }
+  const name = by === "community" ? "community" : String(spec.name);
+  const nums = [...values.values()];
+  if (by !== "community" && nums.length && nums.every(isNum)) {
+    let lo = Infinity, hi = -Infinity;
+    for (const v of nums) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    // on a dark background the darkest end of the scale would vanish: start it a little lighter
+    const t0 = view.theme && view.theme.dark ? 0.18 : 0;
+    const at = (t) => sequential(t0 + (1 - t0) * t);
+    view.graph.forEachNode((k) => {
+      const v = values.get(k);
+      out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
+    });
+    const missing = view.graph.order - values.size;
+    return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing } };
+  }
+  // categories: the most frequent first, then "other"
+  const counts = new Map();
+  for (const v of values.values()) {
+    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    counts.set(s, (counts.get(s) || 0) + 1);
+  }
+  const order = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const colourOf = new Map();
+  order.slice(0, CATEGORY_PALETTE.length).forEach(([s], i) => colourOf.set(s, CATEGORY_PALETTE[i]));
+  const otherName = order.length > CATEGORY_PALETTE.length ? "other" : null;
+  view.graph.forEachNode((k) => {
+    const v = values.get(k);
+    if (v === undefined) {
+      out.set(k, OTHER);
+      cat.set(k, "(no value)");
+      return;
+    }
+    const s = typeof v === "object" ? JSON.stringify(v) : String(v);
+    const c = colourOf.get(s);
+    out.set(k, c || OTHER);
+    cat.set(k, c ? s : otherName);
+  });
+  const entries = order.slice(0, CATEGORY_PALETTE.length).map(([s, n]) => ({ name: s, color: colourOf.get(s), n }));
+  if (otherName) entries.push({ name: otherName, color: OTHER, n: order.slice(CATEGORY_PALETTE.length).reduce((a, e) => a + e[1], 0) });
+  const none = view.graph.order - values.size;
+  if (none) entries.push({ name: "(no value)", color: OTHER, n: none });
+  return { by, of: out, cat, legend: { title: "colour: " + name, kind: "categories", entries } };
+}
+
+function metric(view, by) {
+  const g = view.graph, vals = new Map();
+  if (by === "pagerank") return pagerank(g);
+  g.forEachNode((k) => {
+    vals.set(k, by === "in_degree" ? g.inDegree(k) : by === "out_degree" ? g.outDegree(k) : g.degree(k));
+  });
+  return vals;
+}
+
+// Size factor of every node (1 = the base size): {of: Map key -> factor, legend}
+export function encodeSize(view, spec) {
+  const by = (spec && spec.by) || "default";
+  if (by === "default") return { by, of: null, legend: { title: "size: degree" } };
+  let vals;
+  if (SIZE_METRICS.includes(by)) vals = metric(view, by);
+  else {
+    vals = new Map();
+    view.graph.forEachNode((k) => {
+      const v = propValue(view.nd.get(k), spec.name);
+      if (isNum(v)) vals.set(k, v);
+    });
+  }
+  let lo = Infinity, hi = -Infinity;
+  for (const v of vals.values()) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const of = new Map();
+  view.graph.forEachNode((k) => {
+    const v = vals.get(k);
+    // monotone: area grows linearly with the value; no value = the smallest size
+    const t = v === undefined || !(hi > lo) ? (v === undefined ? 0 : 0.5) : (v - lo) / (hi - lo);
+    of.set(k, 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
+  });
+  const name = by === "property" ? String(spec.name) : by.replace("_", "-");
+  const missing = view.graph.order - vals.size;
+  const range = vals.size ? (by === "pagerank" ? lo.toFixed(4) + " – " + hi.toFixed(4) : fmt(lo) + " – " + fmt(hi)) : "no values";
+  return { by, of, legend: { title: "size: " + name, range, missing: missing ? missing + " without a value: smallest" : "" } };
+}

@@ -1,0 +1,138 @@
+// Layout switching on a live canvas: "force" (pivot-MDS start + ForceAtlas2),
+// "layered", "radial", "circular", "grid", "positions". Nodes move in place (same
+// renderer, animated for smaller graphs); pinned nodes keep their place.
+import { layered } from "./layered.js";
+import { radial, circular, grid, positions } from "./simple.js";
+import { startPositions, SPACING } from "../layout.js";
+
+export const LAYOUTS = ["force", "layered", "radial", "circular", "grid", "positions"];
+const f32 = Math.fround;
+
+// nodes by label, then caption: neighbours in the list look alike
+function tidyOrder(view, keys) {
+  const order = keys.map((k, i) => i);
+  const d = keys.map((k) => view.nd.get(k));
+  order.sort((a, b) => d[a].l - d[b].l || (d[a].lc < d[b].lc ? -1 : d[a].lc > d[b].lc ? 1 : 0));
+  return order;
+}
+
+// Target positions {key: [x, y]} of the named layout (force: its start positions).
+export function targets(view, spec) {
+  const g = view.graph;
+  const keys = g.nodes();
+  const name = spec.name || "force";
+  const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layoutAspect ? view.layoutAspect() : 1.4 };
+  let res, note = null;
+  if (name === "force") {
+    const saved = new Map();
+    g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
+    startPositions(g, { mds: true });
+    const pos = keys.map((k) => {
+      const a = g.getNodeAttributes(k);
+      return [a.x, a.y];
+    });
+    g.updateEachNodeAttributes((k, a) => {
+      const p = saved.get(k);
+      a.x = p[0];
+      a.y = p[1];
+      return a;
+    }, { attributes: ["x", "y"] });
+    res = { pos };
+  } else if (name === "layered") {
+    res = layered(g, keys, opts);
+    if (res.reversed) note = `layered: ${res.reversed.toLocaleString("en-US")} relationship${res.reversed === 1 ? " was" : "s were"} reversed to break cycles (they point up)`;
+  } else if (name === "radial") {
+    res = radial(g, keys, opts);
+    if (opts.root !== undefined && opts.root !== null && res.root !== String(opts.root)) note = "radial: the root is not drawn; rings start at the most connected node";
+  } else if (name === "circular") res = circular(g, keys, tidyOrder(view, keys), opts);
+  else if (name === "grid") res = grid(g, keys, tidyOrder(view, keys), opts);
+  else if (name === "positions") {
+    res = positions(keys, (k) => view.nd.get(k).p, opts);
+    if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${opts.x || "x"} / ${opts.y || "y"} (row under the map)`;
+  } else return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
+  const out = new Map();
+  keys.forEach((k, i) => res.pos[i] && out.set(k, res.pos[i]));
+  return { pos: out, note };
+}
+
+export const layoutMethods = {
+  layoutAspect() {
+    const b = this.ui.sigmaBox;
+    return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
+  },
+
+  layoutName() {
+    return (this.layoutSpec && this.layoutSpec.name) || "force";
+  },
+
+  newLayoutPromise() {
+    this.layoutPromise = new Promise((r) => (this.resolveLayout = r));
+  },
+
+  layoutSettled() {
+    if (this.resolveLayout) this.resolveLayout();
+  },
+
+  // Positions of a computed (non-force) layout written straight into the graph (first build).
+  placeComputed() {
+    const { pos, note } = targets(this, this.layoutSpec);
+    this.layoutNote = note;
+    if (!pos) return;
+    this.graph.updateEachNodeAttributes((k, a) => {
+      const p = pos.get(k);
+      if (p && !(this.nd.get(k) || {}).fixed) {
+        a.x = f32(p[0]);
+        a.y = f32(p[1]);
+      }
+      return a;
+    }, { attributes: ["x", "y"] });
+  },
+
+  // Switch to layout `spec` ({name, options}) on the live canvas.
+  setLayout(spec) {
+    if (!spec || !LAYOUTS.includes(spec.name)) return;
+    this.layoutSpec = spec;
+    if (this.layout) this.layout.stop();
+    this.layout = null;
+    this.newLayoutPromise();
+    const { pos, note } = targets(this, spec);
+    this.layoutNote = note;
+    this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
+    const moving = [];
+    this.graph.forEachNode((k, a) => {
+      const p = pos && pos.get(k);
+      if (p && !this.nd.get(k).fixed) moving.push([k, a.x, a.y, p[0], p[1]]);
+    });
+    // keep pinned nodes where they are: centre the new layout on the old drawing's centre
+    const token = (this.layoutToken = (this.layoutToken || 0) + 1);
+    const done = () => {
+      if (token !== this.layoutToken) return;
+      if (this.renderer) this.renderer.refresh();
+      this.fit();
+      if (spec.name === "force") this.startLayout();
+      else setTimeout(() => token === this.layoutToken && this.layoutSettled(), 320); // after the camera's refit
+    };
+    const write = (t) => {
+      const m = new Map();
+      for (const [k, x0, y0, x1, y1] of moving) m.set(k, [f32(x0 + (x1 - x0) * t), f32(y0 + (y1 - y0) * t)]);
+      this.graph.updateEachNodeAttributes((k, a) => {
+        const p = m.get(k);
+        if (p) (a.x = p[0]), (a.y = p[1]);
+        return a;
+      }, { attributes: ["x", "y"] });
+    };
+    if (!this.renderer || moving.length > 5000) {
+      write(1);
+      return done();
+    }
+    const t0 = performance.now(), ms = 450;
+    const step = () => {
+      if (token !== this.layoutToken) return;
+      const t = Math.min(1, (performance.now() - t0) / ms);
+      write(t < 1 ? 1 - Math.pow(1 - t, 3) : 1);
+      if (t < 1) requestAnimationFrame(step);
+      else done();
+    };
+    requestAnimationFrame(step);
+  },
+};

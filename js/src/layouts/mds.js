@@ -1,0 +1,130 @@
+// Pivot MDS (Brandes & Pich 2006): start positions that unfold large sparse
+// graphs at once (a lattice comes out as a lattice). Graph distances from k
+// pivots, double-centred, the top two eigenvectors of CᵀC by power iteration.
+
+// CSR adjacency (undirected) over `keys` (a component): {off, adj}
+export function csr(graph, keys) {
+  const idx = new Map();
+  keys.forEach((k, i) => idx.set(k, i));
+  const lists = keys.map(() => []);
+  keys.forEach((k, i) => {
+    graph.forEachNeighbor(k, (m) => {
+      const j = idx.get(m);
+      if (j !== undefined && j !== i) lists[i].push(j);
+    });
+  });
+  const off = new Int32Array(keys.length + 1);
+  for (let i = 0; i < keys.length; i++) off[i + 1] = off[i] + lists[i].length;
+  const adj = new Int32Array(off[keys.length]);
+  lists.forEach((l, i) => adj.set(l, off[i]));
+  return { off, adj, idx };
+}
+
+let queue = new Int32Array(0);
+
+export function bfs(g, n, start, dist) {
+  dist.fill(-1);
+  if (queue.length < n) queue = new Int32Array(n);
+  let head = 0, tail = 0;
+  queue[tail++] = start;
+  dist[start] = 0;
+  while (head < tail) {
+    const u = queue[head++];
+    for (let e = g.off[u]; e < g.off[u + 1]; e++) {
+      const v = g.adj[e];
+      if (dist[v] < 0) {
+        dist[v] = dist[u] + 1;
+        queue[tail++] = v;
+      }
+    }
+  }
+  return dist;
+}
+
+// Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
+export function pivotMDS(graph, keys, pivots = 30) {
+  const n = keys.length;
+  const g = csr(graph, keys);
+  const k = Math.min(pivots, n);
+  const D = []; // k columns of squared distances
+  const minD = new Float64Array(n).fill(Infinity);
+  let p = 0;
+  const d = new Int32Array(n);
+  for (let c = 0; c < k; c++) {
+    bfs(g, n, p, d);
+    const col = new Float64Array(n);
+    let far = 0;
+    for (let i = 0; i < n; i++) {
+      const v = d[i] < 0 ? n : d[i];
+      col[i] = v * v;
+      if (v < minD[i]) minD[i] = v;
+      if (minD[i] > minD[far]) far = i;
+    }
+    D.push(col);
+    p = far; // max-min: the next pivot is the node farthest from all pivots so far
+  }
+  // double centring of the n x k matrix
+  const colMean = D.map((col) => col.reduce((a, b) => a + b, 0) / n);
+  const rowMean = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let c = 0; c < k; c++) s += D[c][i];
+    rowMean[i] = s / k;
+  }
+  const grand = colMean.reduce((a, b) => a + b, 0) / k;
+  for (let c = 0; c < k; c++) for (let i = 0; i < n; i++) D[c][i] = -0.5 * (D[c][i] - rowMean[i] - colMean[c] + grand);
+  // B = CᵀC (k x k)
+  const B = Array.from({ length: k }, () => new Float64Array(k));
+  for (let a = 0; a < k; a++)
+    for (let b = a; b < k; b++) {
+      let s = 0;
+      const ca = D[a], cb = D[b];
+      for (let i = 0; i < n; i++) s += ca[i] * cb[i];
+      B[a][b] = B[b][a] = s;
+    }
+  const vecs = [];
+  for (let e = 0; e < 2; e++) {
+    let v = Float64Array.from({ length: k }, (_, i) => Math.sin(i * 1.7 + e * 2.3) + 0.1);
+    for (let it = 0, moved = 1; it < 200 && moved > 1e-9; it++) {
+      const w = new Float64Array(k);
+      for (let a = 0; a < k; a++) {
+        let s = 0;
+        for (let b = 0; b < k; b++) s += B[a][b] * v[b];
+        w[a] = s;
+      }
+      for (const u of vecs) {
+        let dot = 0;
+        for (let a = 0; a < k; a++) dot += w[a] * u[a];
+        for (let a = 0; a < k; a++) w[a] -= dot * u[a];
+      }
+      let norm = 0;
+      for (let a = 0; a < k; a++) norm += w[a] * w[a];
+      norm = Math.sqrt(norm) || 1;
+      moved = 0;
+      for (let a = 0; a < k; a++) {
+        w[a] /= norm;
+        moved += (w[a] - v[a]) * (w[a] - v[a]);
+      }
+      v = w;
+    }
+    vecs.push(v);
+  }
+  const pos = new Array(n);
+  for (let i = 0; i < n; i++) {
+    let x = 0, y = 0;
+    for (let c = 0; c < k; c++) {
+      x += D[c][i] * vecs[0][c];
+      y += D[c][i] * vecs[1][c];
+    }
+    pos[i] = [x, y];
+  }
+  // scale: median edge length 1; a little deterministic jitter separates nodes MDS put on one spot
+  const lens = [];
+  for (let i = 0; i < n && lens.length < 4000; i++)
+    for (let e = g.off[i]; e < g.off[i + 1]; e++) lens.push(Math.hypot(pos[i][0] - pos[g.adj[e]][0], pos[i][1] - pos[g.adj[e]][1]));
+  lens.sort((a, b) => a - b);
+  const unit = lens.length ? lens[lens.length >> 1] || lens[lens.length - 1] || 1 : 1;
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5) * 0.3;
+  return pos.map(([x, y]) => [x / unit + rnd(), y / unit + rnd()]);
+}

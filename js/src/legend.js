@@ -1,0 +1,61 @@
+// The legend: what colour and size mean; label, relationship-type and colour-category
+// entries toggle what is shown (a click). Text only (textContent / setAttribute).
+import { h, clip } from "./ui.js";
+
+const MAX = 14;
+
+function entry(kind, e, off, toggle, line) {
+  const item = h("span", "gc-item gc-toggle" + (off ? " gc-off" : ""));
+  item.setAttribute("data-gestalt-legend", e.name);
+  item.setAttribute("role", "button");
+  item.setAttribute("aria-pressed", off ? "false" : "true");
+  item.tabIndex = 0;
+  item.title = (off ? "Show " : "Hide ") + e.name;
+  const sw = h("span", line ? "gc-swatch gc-line" : "gc-swatch");
+  sw.style.backgroundColor = e.color; // a colour this code made or re-serialised (theme.parseColor)
+  item.append(sw, document.createTextNode(clip(e.name, 40)));
+  if (e.n) item.append(h("span", "gc-n", " " + e.n.toLocaleString("en-US")));
+  const go = (ev) => {
+    ev.preventDefault();
+    toggle(kind, e.name);
+  };
+  item.addEventListener("click", go);
+  item.addEventListener("keydown", (ev) => (ev.key === "Enter" || ev.key === " ") && go(ev));
+  return item;
+}
+
+function list(kind, entries, off, toggle, line) {
+  const out = entries.slice(0, MAX).map((e) => entry(kind, e, off.has(e.name), toggle, line));
+  if (entries.length > MAX) out.push(h("span", "gc-item", "+" + (entries.length - MAX) + " more"));
+  return out;
+}
+
+// model: {color: {title, kind, entries | lo/hi/low/high}, labels, types, size: {title, range, missing}, off, hidden}
+export function renderLegend(el, m, toggle) {
+  const parts = [];
+  const c = m.color || {};
+  parts.push(h("span", "gc-head", c.title || "colour: label"));
+  if (c.kind === "scale") {
+    const bar = h("span", "gc-item gc-scale");
+    const ramp = h("span", "gc-ramp");
+    ramp.style.background = `linear-gradient(90deg, ${c.low}, ${c.high})`; // colours made here
+    bar.append(document.createTextNode(clip(c.lo, 20) + " "), ramp, document.createTextNode(" " + clip(c.hi, 20)));
+    parts.push(bar);
+    if (c.missing) parts.push(h("span", "gc-item gc-muted", c.missing + " without a value: grey"));
+  } else if (c.kind === "categories") parts.push(...list("category", c.entries || [], m.off.cats, toggle));
+  else parts.push(...list("label", m.labels || [], m.off.labels, toggle));
+  if (c.kind !== "label" && (m.labels || []).length > 1) {
+    parts.push(h("span", "gc-head", "labels"));
+    // colour means something else here: label entries are filters only (no swatch colour)
+    parts.push(...list("label", m.labels.map((l) => ({ ...l, color: "transparent" })), m.off.labels, toggle));
+  }
+  if ((m.types || []).length) {
+    parts.push(h("span", "gc-head", "relationships"));
+    parts.push(...list("type", m.types.map((t) => ({ ...t, color: m.edge })), m.off.types, toggle, true));
+  }
+  const s = m.size || {};
+  parts.push(h("span", "gc-head", (s.title || "size: degree") + (s.range ? " " + s.range : "")));
+  if (s.missing) parts.push(h("span", "gc-item gc-muted", s.missing));
+  if (m.hidden) parts.push(h("span", "gc-item gc-hidden", m.hidden.toLocaleString("en-US") + " hidden"));
+  el.replaceChildren(...parts);
+}
