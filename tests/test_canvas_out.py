@@ -156,3 +156,18 @@ def test_path_draws_and_highlights_what_shortest_path_returns(shell, demo):
     unconnected = gestalt_nb.show(Subgraph()).canvas
     with pytest.raises(GestaltError, match="not connected to an open database"):
         unconnected.path("alice", "bob")
+
+
+def test_to_cypher_leaves_out_what_filter_hid_from_python(shell, demo):
+    """A filter set from Python (no page needed) shapes the query: hidden labels' nodes and hidden types' relationships are left out."""
+    result = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
+    canvas = result.canvas
+    people = {node.id for node in canvas.subgraph.nodes.values() if "Person" in node.labels}
+    assert canvas.filter(labels=["Person"]) == len(canvas.subgraph.nodes) - len(people)
+    query = canvas.to_cypher()
+    rows = demo.run(query, query.params, limit=max(query.rows, 1) + 10)
+    assert {node.id for node in rows.subgraph.nodes.values()} == people and not rows.subgraph.edges
+    canvas.filter()
+    query = canvas.to_cypher()
+    rows = demo.run(query, query.params, limit=query.rows + 10)
+    assert set(rows.subgraph.nodes) == set(canvas.subgraph.nodes)

@@ -149,18 +149,28 @@ class ViewMethods:
         if nodes is not None and not callable(nodes):
             raise TypeError(f"filter(nodes=...) takes a function of a node, not {type(nodes).__name__}.")
         op: dict[str, Any] = {"op": "filter"}
-        drawn = list(self.subgraph.nodes.values())
-        hidden = set()
         if labels is not None:
             op["labels"] = [labels] if isinstance(labels, str) else [str(item) for item in labels]
-            keep = set(op["labels"])
-            hidden |= {node.id for node in drawn if (node.labels[0] if node.labels else "(no label)") not in keep}
         if types is not None:
             op["types"] = [types] if isinstance(types, str) else [str(item) for item in types]
         if nodes is not None:
-            op["hide"] = [node.id for node in drawn if not nodes(node)]
-            hidden |= set(op["hide"])
+            op["hide"] = [node.id for node in self.subgraph.nodes.values() if not nodes(node)]
         self.view_state["filter"] = op if len(op) > 1 else None
         self._delta([op])
-        return len(hidden)
+        return sum(1 for item in self.filtered() if item in self.subgraph.nodes)
+
+    def filtered(self) -> set[str]:
+        """The ids of the nodes and relationships the last ``filter(...)`` from Python hides."""
+        op = self.view_state.get("filter")
+        if not op:
+            return set()
+        drawn = list(self.subgraph.nodes.values())
+        hidden = set(op.get("hide", ()))
+        if "labels" in op:
+            keep = set(op["labels"])
+            hidden |= {node.id for node in drawn if (node.labels[0] if node.labels else "(no label)") not in keep}
+        if "types" in op:
+            kinds = set(op["types"])
+            hidden |= {edge.id for edge in self.subgraph.edges.values() if edge.type not in kinds}
+        return hidden
 

@@ -322,8 +322,8 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         return snapshot_svg(self)
 
     def to_cypher(self) -> DrawingQuery:
-        """A read-only query whose result is exactly what is drawn (less what the page hides); see ``cypher.py``."""
-        return drawing_query(self.subgraph, set(self.shown.hidden) if self.shown else set())
+        """A read-only query whose result is exactly what is drawn (less what the page hides and ``filter`` hid); see ``cypher.py``."""
+        return drawing_query(self.subgraph, (set(self.shown.hidden) if self.shown else set()) | self.filtered())
 
     def to_html(self, path: str | None = None) -> str:
         """One self-contained offline HTML page with this canvas (no kernel); written to ``path`` if given."""
