@@ -710,6 +710,9 @@ class GestaltStore(BaseStore):
 
     def stop_ttl_sweeper(self, timeout: float | None = 5.0) -> bool:
         """Stop the sweeper thread; True when it has stopped."""
+        return self._halt_sweeper(timeout)
+
+    def _halt_sweeper(self, timeout: float | None) -> bool:
         self._stop.set()
         if self._sweeper is None:
             return True
@@ -724,7 +727,7 @@ class GestaltStore(BaseStore):
         """Stop the sweeper and release the writer lease; the database stays open."""
         if self._closed:
             return
-        self.stop_ttl_sweeper()
+        self._halt_sweeper(5.0)
         try:
             db = self._db()
             with self._lock:

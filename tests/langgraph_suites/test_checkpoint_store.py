@@ -23,8 +23,8 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 from langgraph.store.base.batch import AsyncBatchedBaseStore, _dedupe_ops
-from langgraph.store.memory import InMemoryStore
-from tests.embed_test_utils import CharacterEmbeddings
+from tests.langgraph_suites.adapters import InMemorySuiteStore as InMemoryStore  # adapted: a GestaltStore
+from tests.langgraph_suites.embed_test_utils import CharacterEmbeddings
 
 
 class MockAsyncBatchedStore(AsyncBatchedBaseStore):

@@ -20,85 +20,32 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from psycopg import AsyncConnection
+from tests.langgraph_suites.adapters import AsyncPostgresStore, expire_now, row_exists, stored_expires_at  # adapted: a GestaltStore
+from tests.langgraph_suites.embed_test_utils import CharacterEmbeddings
 
-from langgraph.checkpoint.postgres import _ainternal
-from langgraph.store.postgres import AsyncPostgresStore
-from tests.conftest import (
-    DEFAULT_URI,
-    VECTOR_TYPES,
-    CharacterEmbeddings,
-)
+VECTOR_TYPES = ["vector", "halfvec"]  # adapted: from the suite's conftest.py
+
+
+@pytest.fixture
+def fake_embeddings() -> CharacterEmbeddings:  # adapted: from the suite's conftest.py
+    return CharacterEmbeddings(dims=500)
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
 
 
-@pytest.fixture(scope="function", params=["default", "pipe", "pool"])
+@pytest.fixture(scope="function")
 async def store(request) -> AsyncIterator[AsyncPostgresStore]:
-    database = f"test_{uuid.uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
+    """Adapted: a GestaltStore with the suite's TTL config and a running sweeper."""
     ttl_config = {
         "default_ttl": TTL_MINUTES,
         "refresh_on_read": True,
         "sweep_interval_minutes": TTL_MINUTES / 2,
     }
-    async with await AsyncConnection.connect(
-        admin_conn_string, autocommit=True
-    ) as conn:
-        await conn.execute(f"CREATE DATABASE {database}")
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            conn_string, ttl=ttl_config
-        ) as store:
-            store.MIGRATIONS = [
-                (
-                    mig.replace("ttl_minutes INT;", "ttl_minutes FLOAT;")
-                    if isinstance(mig, str)
-                    else mig
-                )
-                for mig in store.MIGRATIONS
-            ]
-            await store.setup()
-            async with store._cursor() as cur:
-                # drop the migration index
-                await cur.execute("DROP TABLE IF EXISTS store_migrations")
-            await store.setup()  # Will fail if migrations aren't idempotent
-
-        if request.param == "pipe":
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, pipeline=True, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-        elif request.param == "pool":
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, pool_config={"min_size": 1, "max_size": 10}, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-        else:  # default
-            async with AsyncPostgresStore.from_conn_string(
-                conn_string, ttl=ttl_config
-            ) as store:
-                await store.start_ttl_sweeper()
-                yield store
-                await store.stop_ttl_sweeper()
-    finally:
-        async with await AsyncConnection.connect(
-            admin_conn_string, autocommit=True
-        ) as conn:
-            await conn.execute(f"DROP DATABASE {database}")
+    async with AsyncPostgresStore.from_conn_string(":memory:", ttl=ttl_config) as store:
+        await store.start_ttl_sweeper()
+        yield store
+        await store.stop_ttl_sweeper()
 
 
 async def test_no_running_loop(store: AsyncPostgresStore) -> None:
@@ -409,19 +356,7 @@ async def _create_vector_store(
     fake_embeddings: CharacterEmbeddings,
     text_fields: list[str] | None = None,
 ) -> AsyncIterator[AsyncPostgresStore]:
-    """Create a store with vector search enabled."""
-
-    database = f"test_{uuid.uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-
+    """Adapted: a GestaltStore with vector search enabled."""
     index_config = {
         "dims": fake_embeddings.dims,
         "embed": fake_embeddings,
@@ -431,23 +366,9 @@ async def _create_vector_store(
         "distance_type": distance_type,
         "fields": text_fields,
     }
-
-    async with await AsyncConnection.connect(
-        admin_conn_string, autocommit=True
-    ) as conn:
-        await conn.execute(f"CREATE DATABASE {database}")
-    try:
-        async with AsyncPostgresStore.from_conn_string(
-            conn_string,
-            index=index_config,
-        ) as store:
-            await store.setup()
-            yield store
-    finally:
-        async with await AsyncConnection.connect(
-            admin_conn_string, autocommit=True
-        ) as conn:
-            await conn.execute(f"DROP DATABASE {database}")
+    async with AsyncPostgresStore.from_conn_string(":memory:", index=index_config) as store:
+        await store.setup()
+        yield store
 
 
 @pytest.fixture(
@@ -743,36 +664,16 @@ async def test_store_ttl(store):
     assert len(results) == 0
 
 
-async def _aexpire_now(
-    store: AsyncPostgresStore, ns: tuple[str, ...], key: str
-) -> None:
-    """Backdate a row's expires_at into the past without deleting it (unswept)."""
-    async with store._cursor() as cur:
-        await cur.execute(
-            "UPDATE store SET expires_at = NOW() - INTERVAL '1 minute' "
-            "WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
+async def _aexpire_now(store, ns, key):  # adapted: the SQL helper done on the item node
+    return expire_now(store, ns, key)
 
 
-async def _arow_exists(
-    store: AsyncPostgresStore, ns: tuple[str, ...], key: str
-) -> bool:
-    async with store._cursor() as cur:
-        await cur.execute(
-            "SELECT COUNT(*) AS n FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return (await cur.fetchone())["n"] == 1
+async def _arow_exists(store, ns, key):  # adapted: the SQL helper done on the item node
+    return row_exists(store, ns, key)
 
 
-async def _astored_expires_at(store: AsyncPostgresStore, ns: tuple[str, ...], key: str):
-    async with store._cursor() as cur:
-        await cur.execute(
-            "SELECT expires_at FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return (await cur.fetchone())["expires_at"]
+async def _astored_expires_at(store, ns, key):  # adapted: the SQL helper done on the item node
+    return stored_expires_at(store, ns, key)
 
 
 async def test_omit_expired_filters_read_paths(store: AsyncPostgresStore) -> None:

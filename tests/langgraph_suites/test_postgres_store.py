@@ -18,83 +18,32 @@ from langgraph.store.base import (
     PutOp,
     SearchOp,
 )
-from psycopg import Connection
+from tests.langgraph_suites.adapters import PostgresStore, expire_now, row_exists, stored_expires_at  # adapted: a GestaltStore
+from tests.langgraph_suites.embed_test_utils import CharacterEmbeddings
 
-from langgraph.store.postgres import PostgresStore
-from langgraph.store.postgres.base import (
-    _escape_like_literal,
-    _namespace_match_pattern,
-)
-from tests.conftest import (
-    DEFAULT_URI,
-    VECTOR_TYPES,
-    CharacterEmbeddings,
-)
+VECTOR_TYPES = ["vector", "halfvec"]  # adapted: from the suite's conftest.py
+
+
+@pytest.fixture
+def fake_embeddings() -> CharacterEmbeddings:  # adapted: from the suite's conftest.py
+    return CharacterEmbeddings(dims=500)
 
 TTL_SECONDS = 6
 TTL_MINUTES = TTL_SECONDS / 60
 
 
-@pytest.fixture(scope="function", params=["default", "pipe", "pool"])
+@pytest.fixture(scope="function")
 def store(request) -> PostgresStore:
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        _, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
+    """Adapted: a GestaltStore with the suite's TTL config and a running sweeper."""
     ttl_config = {
         "default_ttl": TTL_MINUTES,
         "refresh_on_read": True,
         "sweep_interval_minutes": TTL_MINUTES / 2,
     }
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-            store.MIGRATIONS = [
-                (
-                    mig.replace("ttl_minutes INT;", "ttl_minutes FLOAT;")
-                    if isinstance(mig, str)
-                    else mig
-                )
-                for mig in store.MIGRATIONS
-            ]
-            store.setup()
-
-        if request.param == "pipe":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pipeline=True,
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        elif request.param == "pool":
-            with PostgresStore.from_conn_string(
-                conn_string,
-                pool_config={"min_size": 1, "max_size": 10},
-                ttl=ttl_config,
-            ) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-        else:  # default
-            with PostgresStore.from_conn_string(conn_string, ttl=ttl_config) as store:
-                store.start_ttl_sweeper()
-                yield store
-
-                store.stop_ttl_sweeper()
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+    with PostgresStore.from_conn_string(":memory:", ttl=ttl_config) as store:
+        store.start_ttl_sweeper()
+        yield store
+        store.stop_ttl_sweeper()
 
 
 def test_batch_order(store: PostgresStore) -> None:
@@ -509,18 +458,7 @@ def _create_vector_store(
     text_fields: list[str] | None = None,
     enable_ttl: bool = True,
 ) -> PostgresStore:
-    """Create a store with vector search enabled."""
-    database = f"test_{uuid4().hex[:16]}"
-    uri_parts = DEFAULT_URI.split("/")
-    uri_base = "/".join(uri_parts[:-1])
-    query_params = ""
-    if "?" in uri_parts[-1]:
-        db_name, query_params = uri_parts[-1].split("?", 1)
-        query_params = "?" + query_params
-
-    conn_string = f"{uri_base}/{database}{query_params}"
-    admin_conn_string = DEFAULT_URI
-
+    """Adapted: a GestaltStore with vector search enabled."""
     index_config = {
         "dims": fake_embeddings.dims,
         "embed": fake_embeddings,
@@ -530,24 +468,13 @@ def _create_vector_store(
         "distance_type": distance_type,
         "fields": text_fields,
     }
-
-    with Connection.connect(admin_conn_string, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {database}")
-    try:
-        with PostgresStore.from_conn_string(
-            conn_string,
-            index=index_config,
-            ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None,
-        ) as store:
-            store.setup()
-            with store._cursor() as cur:
-                # drop the migration index
-                cur.execute("DROP TABLE IF EXISTS store_migrations")
-            store.setup()  # Will fail if migrations aren't idempotent
-            yield store
-    finally:
-        with Connection.connect(admin_conn_string, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE {database}")
+    with PostgresStore.from_conn_string(
+        ":memory:",
+        index=index_config,
+        ttl={"default_ttl": 2, "refresh_on_read": True} if enable_ttl else None,
+    ) as store:
+        store.setup()
+        yield store
 
 
 _vector_params = [
@@ -989,33 +916,11 @@ def test_store_ttl(store):
     assert len(res) == 0
 
 
-def _expire_now(store: PostgresStore, ns: tuple[str, ...], key: str) -> None:
-    """Backdate a row's expires_at into the past without deleting it (unswept)."""
-    with store._cursor() as cur:
-        cur.execute(
-            "UPDATE store SET expires_at = NOW() - INTERVAL '1 minute' "
-            "WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
+_expire_now = expire_now  # adapted: the SQL helper done on the item node
 
+_row_exists = row_exists  # adapted: the SQL helper done on the item node
 
-def _row_exists(store: PostgresStore, ns: tuple[str, ...], key: str) -> bool:
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT COUNT(*) AS n FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["n"] == 1
-
-
-def _stored_expires_at(store: PostgresStore, ns: tuple[str, ...], key: str):
-    with store._cursor() as cur:
-        cur.execute(
-            "SELECT expires_at FROM store WHERE prefix = %s AND key = %s",
-            (".".join(ns), key),
-        )
-        return cur.fetchone()["expires_at"]
-
+_stored_expires_at = stored_expires_at  # adapted: the SQL helper done on the item node
 
 def test_omit_expired_filters_read_paths(store: PostgresStore) -> None:
     store.stop_ttl_sweeper()  # deterministic: no background deletion

@@ -17,9 +17,10 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langgraph.store.sqlite import AsyncSqliteStore
-from langgraph.store.sqlite.base import SqliteIndexConfig
-from tests.test_store import CharacterEmbeddings
+from tests.langgraph_suites.adapters import AsyncSqliteStore  # adapted: a GestaltStore
+from tests.langgraph_suites.test_sqlite_store import CharacterEmbeddings
+
+SqliteIndexConfig = dict  # adapted
 
 
 @pytest.fixture(scope="function", params=["memory", "file"])

@@ -22,14 +22,9 @@ from langgraph.store.base import (
     SearchOp,
 )
 
-from langgraph.store.sqlite import SqliteStore
-from langgraph.store.sqlite.base import (
-    NS_MATCH_FUNCTION,
-    BaseSqliteStore,
-    SqliteIndexConfig,
-    _escape_glob_literal,
-    _namespace_match_pattern,
-)
+from tests.langgraph_suites.adapters import SqliteStore  # adapted: a GestaltStore
+
+SqliteIndexConfig = dict  # adapted: GestaltStore takes LangGraph's IndexConfig
 
 
 # Local embeddings implementation for testing vector search

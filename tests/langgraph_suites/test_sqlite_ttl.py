@@ -9,8 +9,7 @@ from collections.abc import Generator
 import pytest
 from langgraph.store.base import TTLConfig
 
-from langgraph.store.sqlite import SqliteStore
-from langgraph.store.sqlite.aio import AsyncSqliteStore
+from tests.langgraph_suites.adapters import AsyncSqliteStore, SqliteStore  # adapted: GestaltStores
 
 
 @pytest.fixture
