@@ -17,18 +17,11 @@ from typing import Any
 from ..graph import values
 from ..display import Shown
 from ..errors import GestaltError
-from .store import (
-    ABOUT,
-    IN_NAMESPACE,
-    ITEM,
-    NAMESPACE,
-    PATH,
-    SUBNAMESPACE_OF,
-    _expired,
-    _items_under,
-    _namespaces_under,
-    namespace_id,
-)
+from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
+from .codec import ITEM, NAMESPACE, PATH, namespace_id
+from .codec import expired as _expired
+from .codec import items_under as _items_under
+from .codec import namespaces_under as _namespaces_under
 from ..graph.subgraph import Edge, Node, Subgraph
 
 COLUMNS = ["namespace", "key", "value", "created_at", "updated_at", "expires_at", "about"]

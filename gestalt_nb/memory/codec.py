@@ -1,0 +1,183 @@
+"""How GestaltStore lays items out in the graph: names, ids, the path index, and reading nodes back.
+
+Every item is a ``__MemoryItem`` node whose ``__mem_path`` property (the encoded namespace, then
+``.`` and the key, cut to ``INDEXED_PATH_BYTES`` bytes and hex-encoded) is range-indexed, so
+prefix search is an index range; ids are hashes of the namespace and key, so a get is one lookup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from gestaltdb.graphdb import GraphDB, Node
+from langgraph.store.base import Item
+from langgraph.store.memory import _compare_values
+
+from ..errors import GestaltError
+from ..graph.bookkeeping import MEMORY_ITEM, MEMORY_NAMESPACE
+
+ITEM = MEMORY_ITEM
+NAMESPACE = MEMORY_NAMESPACE
+#: Indexed properties: the encoded namespace path (prefix search) and the expiry (TTL sweeps).
+PATH = "__mem_path"
+EXPIRES = "__mem_expires"
+VECTORS = "__mem_vectors"
+INTERNAL_PROPERTIES = frozenset({PATH, EXPIRES, VECTORS})
+#: Bytes of a path kept in the index, stored as hex (ASCII, so JSON never escapes it, and byte
+#: order is kept): the range-index key hex-encodes it again next to the label, property name and
+#: node id, and GestaltDB refuses index keys over 511 bytes.
+INDEXED_PATH_BYTES = 80
+CAPTION_BYTES = 32
+_ITEM_FIELDS = ("namespace", "key", "created_at", "updated_at")
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def encode_namespace(namespace: tuple[str, ...]) -> str:
+    """``("users", "42")`` → ``"users.42."``: labels never contain ``.``, so this is unambiguous
+    and a namespace's encoding is a string prefix of its descendants' (``".."`` ends a namespace)."""
+    return "".join(f"{label}." for label in namespace)
+
+
+def index_value(path: str) -> str:
+    """What the path index holds: the path's first ``INDEXED_PATH_BYTES`` UTF-8 bytes, in hex."""
+    return path.encode("utf-8")[:INDEXED_PATH_BYTES].hex()
+
+
+def successor(text: str) -> str | None:
+    """The least string greater than every string that starts with ``text`` (None: no bound)."""
+    chars = list(text)
+    while chars:
+        code = ord(chars.pop()) + 1
+        if 0xD800 <= code <= 0xDFFF:
+            code = 0xE000
+        if code <= 0x10FFFF:
+            return "".join(chars) + chr(code)
+    return None
+
+
+def digest(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()[:32]
+
+
+def item_id(namespace: tuple[str, ...], key: str) -> str:
+    return f"__mem:{digest(list(namespace), key)}"
+
+
+def namespace_id(namespace: tuple[str, ...]) -> str:
+    return f"__memns:{digest(list(namespace))}"
+
+
+def caption(text: str) -> str:
+    short = text.encode("utf-8")[:CAPTION_BYTES].decode("utf-8", "ignore")
+    return short if short == text else short + "…"
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+def text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def as_namespace(namespace: Any) -> Any:
+    """A list namespace (``["test", "docs"]``) read as the tuple it names, as SqliteStore does."""
+    return tuple(namespace) if isinstance(namespace, list) else namespace
+
+
+# -- reading nodes -------------------------------------------------------------------------
+def is_item(node: Node | None) -> bool:
+    """A node this store wrote (a node a person labelled by hand without these properties is not)."""
+    return node is not None and ITEM in node.labels and all(name in node.properties for name in _ITEM_FIELDS)
+
+
+def expired(node: Node, now: float | None) -> bool:
+    """Expired at ``now`` (a timestamp); ``now=None`` never counts anything expired."""
+    expires = node.properties.get(EXPIRES)
+    return now is not None and expires is not None and expires <= now
+
+
+def to_item(node: Node, cls: type = Item, **extra: Any) -> Item:
+    props = node.properties
+    return cls(
+        namespace=tuple(props["namespace"]),
+        key=props["key"],
+        value=props.get("value") or {},
+        created_at=datetime.fromisoformat(props["created_at"]),
+        updated_at=datetime.fromisoformat(props["updated_at"]),
+        **extra,
+    )
+
+
+def _range(db: GraphDB, label: str, encoded: str) -> Iterator[bytes]:
+    if not encoded:
+        return db.iter_node_ids_by_label_property_range(label, PATH, None, None)
+    start = index_value(encoded)
+    return db.iter_node_ids_by_label_property_range(label, PATH, start, successor(start), include_end=False)
+
+
+def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -> Iterator[Node]:
+    """Item nodes whose namespace starts with (or, ``exact``, equals) ``prefix``, in index order.
+
+    An index range on the encoded path, then each node verified, so truncated index values and
+    hash ids can never let a wrong item through.
+    """
+    depth = len(prefix)
+    for node_id in _range(db, ITEM, encode_namespace(prefix) + ("." if exact else "")):
+        node = db.get_node(node_id)
+        if not is_item(node):
+            continue
+        namespace = tuple(node.properties["namespace"])
+        if (namespace == prefix) if exact else (namespace[:depth] == prefix):
+            yield node
+
+
+def namespaces_under(db: GraphDB, prefix: tuple[str, ...]) -> Iterator[Node]:
+    for node_id in _range(db, NAMESPACE, encode_namespace(prefix)):
+        node = db.get_node(node_id)
+        if node is not None and NAMESPACE in node.labels and "namespace" in node.properties:
+            if tuple(node.properties["namespace"])[: len(prefix)] == prefix:
+                yield node
+
+
+def literal_head(path: tuple[str, ...]) -> tuple[str, ...]:
+    head = []
+    for label in path:
+        if label == "*":
+            break
+        head.append(label)
+    return tuple(head)
+
+
+_MISSING = object()
+
+
+def value_at(value: Any, key: str) -> Any:
+    """A filter key read as SqliteStore/PostgresStore read it: ``"user.level"`` is a path into
+    nested objects (``value["user"]["level"]``); a key without dots is a top-level field."""
+    for part in key.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part, _MISSING)
+        if value is _MISSING:
+            return None
+    return value
+
+
+def matches(node: Node, wanted: dict[str, Any] | None) -> bool:
+    """Whether an item's value passes a search filter (LangGraph's own comparison function)."""
+    if not wanted:
+        return True
+    value = node.properties.get("value")
+    value = value if isinstance(value, dict) else {}  # a value a person replaced through Cypher
+    try:
+        return all(_compare_values(value_at(value, key), expected) for key, expected in wanted.items())
+    except (TypeError, ValueError) as exc:
+        raise GestaltError(f"filter={wanted!r} cannot be compared with a stored value: {exc}") from exc

@@ -1,0 +1,211 @@
+"""GestaltStore's writes inside one transaction: put, delete, TTL refresh and sweep, namespace upkeep.
+
+A batch of N puts costs work proportional to N: each namespace node is looked up once per batch
+(``Batch.namespaces``), each item node is read once and written once (its old index entries
+removed, its new ones added — GestaltDB's ``put_node`` would read it again), and an item's
+``IN_NAMESPACE`` edge is written only when the item is new.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from gestaltdb.graphdb import Edge, GraphDB, Node
+from langgraph.store.base import PutOp
+
+from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
+from .codec import (
+    EXPIRES,
+    ITEM,
+    NAMESPACE,
+    PATH,
+    VECTORS,
+    caption,
+    digest,
+    encode_namespace,
+    expired,
+    index_value,
+    is_item,
+    item_id,
+    items_under,
+    iso,
+    namespace_id,
+    text,
+)
+
+_MEMORY_LABELS = frozenset({ITEM, NAMESPACE})
+
+
+@dataclass
+class Batch:
+    """What one write transaction has touched so far."""
+
+    now: datetime
+    namespaces: dict[tuple[str, ...], str] = field(default_factory=dict)  # ensured this batch → node id
+    emptied: set[tuple[str, ...]] = field(default_factory=set)  # lost an item: prune if now empty
+    vectors: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # item id → new props (None: gone)
+
+
+def expiry(minutes: float, now: datetime) -> dict[str, Any]:
+    expires = now + timedelta(minutes=minutes)
+    return {"ttl_minutes": minutes, "expires_at": iso(expires), EXPIRES: expires.timestamp()}
+
+
+def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
+    """``tx.put_node`` without its second read of the old node (we hold it already)."""
+    if not hasattr(tx, "_put_node_indexes"):  # another GestaltDB: its own put_node
+        tx.put_node(node)
+        return
+    if old is not None:
+        tx._delete_node_indexes(old)
+    tx.store.put_node(node.get_id_bytes, tx.entity_serializer.serialize(node, "Node"))
+    tx._put_node_indexes(node)
+
+
+class Writes:
+    """The write half of ``GestaltStore`` (a mixin: it needs ``index_config``, ``about``)."""
+
+    index_config: dict[str, Any] | None
+    about: Any
+
+    def _refresh(self, tx: GraphDB, refresh: dict[str, float], batch: Batch) -> None:
+        for node_id, minutes in refresh.items():
+            node = tx.get_node(node_id.encode("utf-8"))
+            if not is_item(node) or expired(node, batch.now.timestamp()):
+                continue
+            old = Node(node.get_id, labels=list(node.labels), properties=dict(node.properties))
+            node.properties.update(expiry(minutes, batch.now))
+            write_node(tx, node, old)
+            if node.properties.get(VECTORS):
+                batch.vectors[node.get_id] = node.properties
+
+    def _about(self, value: dict[str, Any]) -> list[str]:
+        if self.about is None:
+            return []
+        ids = self.about(value) if callable(self.about) else value.get(self.about)
+        if ids is None:
+            return []
+        if isinstance(ids, str):
+            ids = [ids]
+        return [str(entity) for entity in ids]
+
+    def _put(self, tx: GraphDB, namespace: tuple, key: str, op: PutOp, vectors: dict | None, batch: Batch) -> None:
+        node_id = item_id(namespace, key)
+        old = tx.get_node(node_id.encode("utf-8"))
+        old = old if is_item(old) else None
+        if op.value is None:
+            if old is not None:
+                self._remove(tx, old)
+                batch.emptied.add(namespace)
+                batch.vectors[node_id] = None
+            return
+        value = dict(op.value)
+        now = batch.now
+        props: dict[str, Any] = {
+            "namespace": list(namespace),
+            "key": key,
+            "name": caption(key),
+            "value": value,
+            "created_at": old.properties["created_at"] if old is not None and not expired(old, now.timestamp()) else iso(now),
+            "updated_at": iso(now),
+            PATH: index_value(encode_namespace(namespace) + "." + key),
+        }
+        if op.ttl is not None:
+            props.update(expiry(op.ttl, now))
+        if vectors and self.index_config and op.index is not False:
+            props[VECTORS] = vectors
+        about = self._about(value)
+        if about:
+            props["about"] = about
+        parent = self._ensure_namespace(tx, namespace, batch)
+        write_node(tx, Node(node_id, labels=[ITEM], properties=props), old)
+        if old is not None or VECTORS in props:
+            batch.vectors[node_id] = props
+        link = f"__memin:{node_id[6:]}"
+        if old is None or tx.store.get_edge(link.encode("utf-8")) is None:
+            tx.put_edge(Edge(link, node_id, parent, properties={"type": IN_NAMESPACE}), update_adjacency=False)
+        if about or (old is not None and old.properties.get("about")):
+            self._link_about(tx, node_id, about)
+
+    def _link_about(self, tx: GraphDB, node_id: str, about: list[str]) -> None:
+        wanted = {}
+        for entity in about:
+            target = tx.get_node(entity.encode("utf-8"))
+            if target is not None and not _MEMORY_LABELS & set(target.labels):
+                wanted[f"__memabout:{digest(node_id, entity)}"] = entity
+        existing = {text(record["edge_id"]) for record in tx.iter_typed_adjacency(node_id, ABOUT, "out")}
+        for edge_id in existing - wanted.keys():
+            tx.delete_edge(edge_id.encode("utf-8"))
+        for edge_id, entity in wanted.items():
+            if edge_id not in existing:
+                tx.put_edge(Edge(edge_id, node_id, entity, properties={"type": ABOUT}), update_adjacency=False)
+
+    def _ensure_namespace(self, tx: GraphDB, namespace: tuple[str, ...], batch: Batch) -> str:
+        """The namespace's node id; it and any missing ancestors are created on the way (each looked
+        up once per batch)."""
+        known = batch.namespaces.get(namespace)
+        if known is not None:
+            return known
+        node_id = namespace_id(namespace)
+        if tx.store.get_node(node_id.encode("utf-8")) is None:
+            props = {
+                "namespace": list(namespace),
+                "name": caption(namespace[-1]),
+                "path": "/".join(namespace),
+                "depth": len(namespace),
+                PATH: index_value(encode_namespace(namespace)),
+            }
+            tx.put_node(Node(node_id, labels=[NAMESPACE], properties=props))
+            if len(namespace) > 1:
+                parent = self._ensure_namespace(tx, namespace[:-1], batch)
+                edge = Edge(f"__memsub:{node_id[8:]}", node_id, parent, properties={"type": SUBNAMESPACE_OF})
+                tx.put_edge(edge, update_adjacency=False)
+        batch.namespaces[namespace] = node_id
+        return node_id
+
+    def _remove(self, tx: GraphDB, node: Node) -> None:
+        """Delete a node and every edge on it, found by id and adjacency rather than GestaltDB's
+        ``delete_node``, which scans every edge in the graph."""
+        node_id = node.get_id
+        edges = set()
+        for edge_type in (IN_NAMESPACE, SUBNAMESPACE_OF, ABOUT):
+            for record in tx.iter_typed_adjacency(node_id, edge_type, "any"):
+                edges.add(text(record["edge_id"]))
+        adjacency = tx.get_adjacency_list(node_id.encode("utf-8"), return_raw=True)
+        if isinstance(adjacency, dict):  # edges other writers (Cypher, bulk loads) put on the node
+            edges.update(text(edge) for edge in adjacency.get("source", []) + adjacency.get("target", []))
+        for edge_id in edges:
+            tx.delete_edge(edge_id.encode("utf-8"))
+        key = node_id.encode("utf-8")
+        tx.put_node(Node(node_id))  # drops the label and property index entries
+        tx.store.delete_node(key)
+        tx.store.delete_adjacency(key)
+
+    def _prune(self, tx: GraphDB, batch: Batch) -> None:
+        """Remove namespace nodes left with no items and no sub-namespaces, up the tree."""
+        for namespace in sorted(batch.emptied, key=len, reverse=True):
+            while namespace:
+                node = tx.get_node(namespace_id(namespace).encode("utf-8"))
+                if node is None:
+                    break
+                children = next(iter(tx.iter_typed_adjacency(node.get_id, SUBNAMESPACE_OF, "in")), None)
+                if children is not None or next(items_under(tx, namespace, exact=True), None) is not None:
+                    break
+                self._remove(tx, node)
+                batch.namespaces.pop(namespace, None)
+                namespace = namespace[:-1]
+
+    def _sweep(self, tx: GraphDB, batch: Batch) -> int:
+        count = 0
+        now = batch.now.timestamp()
+        for node_id in list(tx.iter_node_ids_by_label_property_range(ITEM, EXPIRES, None, now)):
+            node = tx.get_node(node_id)
+            if is_item(node) and expired(node, now):
+                self._remove(tx, node)
+                batch.emptied.add(tuple(node.properties["namespace"]))
+                batch.vectors[node.get_id] = None
+                count += 1
+        self._prune(tx, batch)
+        return count
