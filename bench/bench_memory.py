@@ -1,4 +1,19 @@
-"""GestaltStore against LangGraph's InMemoryStore: put, get and prefix-search latency.
+"""GestaltStore against LangGraph's InMemoryStore, SqliteStore and AsyncSqliteStore.
+
+Sections (``--sections``; all by default):
+
+* ``inmemory`` — put, get and prefix-search latency against InMemoryStore (below);
+* ``sqlite`` — against SqliteStore on a file (langgraph-checkpoint-sqlite): sequential put and
+  get, and one ``batch`` of 1,000 new puts, at each ``--sizes``; vector search (``index=``, the
+  same embedding function for both) in one namespace of 100 items and across all namespaces, at
+  ``--vector-size`` items. Targets: batch and vector search ≤ 2× SqliteStore.
+* ``async`` — 1,000 and 10,000 gathered ``aput`` then ``aget`` coroutines against
+  AsyncSqliteStore (target ≤ 3×).
+
+Durability is each store's default: SqliteStore commits in SQLite's rollback-journal mode with
+``synchronous=FULL`` (the journal and the database file are fsynced on every commit); GestaltDB's
+LMDB environment is opened with ``sync=True`` (the data and meta pages are fsynced on every commit).
+Every figure is a median of interleaved samples; ratios are GestaltStore / the other store.
 
 Each store is filled with N items (100 per namespace ``("users", U, "memories")``), then the
 three operations run in rotation — InMemoryStore and GestaltStore interleaved, garbage
@@ -16,8 +31,11 @@ collection off while timed — and each sample is the mean of ``--ops`` calls. M
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
+import hashlib
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -26,6 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np  # noqa: E402
 from gestaltdb.graphdb import GraphDB  # noqa: E402
 from langgraph.store.base import PutOp  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
@@ -106,21 +125,172 @@ def measure(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
     return rows
 
 
+# -- against SqliteStore / AsyncSqliteStore ---------------------------------------------------
+DIMS = 64
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """Deterministic and cheap, the same for both stores: a vector from the text's hash."""
+    out = []
+    for text in texts:
+        seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+        out.append(np.random.default_rng(seed).standard_normal(DIMS).tolist())
+    return out
+
+
+def gestalt_store(tmp: Path, name: str, **options) -> GestaltStore:
+    db = GraphDB.create(tmp / name, backend="lmdb", serializer="json", backend_options={"map_size": 8 * 1024**3})
+    return GestaltStore(db, **options)
+
+
+def sqlite_store(tmp: Path, name: str, **options):
+    from langgraph.store.sqlite import SqliteStore
+
+    conn = sqlite3.connect(str(tmp / f"{name}.sqlite"), check_same_thread=False, isolation_level=None)
+    store = SqliteStore(conn, **options)
+    store.setup()
+    return store
+
+
+def median_of(samples: dict, name: str) -> float:
+    return statistics.median(samples[name])
+
+
+def timed(action) -> float:
+    gc.collect()
+    gc.disable()
+    try:
+        started = time.perf_counter()
+        action()
+        return time.perf_counter() - started
+    finally:
+        gc.enable()
+
+
+def interleave(stores: dict, make_action, runs: int) -> dict:
+    samples = {name: [] for name in stores}
+    for run in range(runs):
+        for name, store in stores.items():
+            samples[name].append(timed(make_action(store, name, run)))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
+    stores = {"sqlite": sqlite_store(tmp, f"s{size}"), "gestalt": gestalt_store(tmp, f"sg{size}")}
+    for store in stores.values():
+        fill(store, size)
+    users = size // PER_NAMESPACE
+    rng = random.Random(7)
+    rows = []
+
+    def batch_of_puts(store, name, run):
+        ops_ = [PutOp(("users", str(i % users), "memories"), f"b{run}.{i}", value(i)) for i in range(1000)]
+        return lambda: store.batch(ops_)
+
+    def sequential_puts(store, name, run):
+        keys = [(str(rng.randrange(users)), f"p{run}.{i}") for i in range(ops)]
+        return lambda: [store.put(("users", u, "memories"), k, value(1)) for u, k in keys]
+
+    def sequential_gets(store, name, run):
+        picks = [rng.randrange(size) for _ in range(ops)]
+        return lambda: [store.get(("users", str(i // PER_NAMESPACE), "memories"), f"m{i}") for i in picks]
+
+    for label, action, per in (("batch of 1,000 puts", batch_of_puts, 1), (f"put ×{ops}", sequential_puts, ops),
+                               (f"get ×{ops}", sequential_gets, ops)):
+        medians = interleave(stores, action, runs)
+        rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
+    stores["gestalt"].close()
+    return rows
+
+
+def vector_rows(size: int, runs: int, tmp: Path) -> list[tuple]:
+    index = {"dims": DIMS, "embed": embed, "fields": ["text"]}
+    stores = {"sqlite": sqlite_store(tmp, f"v{size}", index=index), "gestalt": gestalt_store(tmp, f"vg{size}", index=index)}
+    for store in stores.values():
+        fill(store, size)
+        store.search(("users", "0"), query="warm up", limit=10)
+        store.search((), query="warm up", limit=10)
+    users = size // PER_NAMESPACE
+    rng = random.Random(3)
+    rows = []
+
+    def one_namespace(store, name, run):
+        users_ = [str(rng.randrange(users)) for _ in range(20)]
+        return lambda: [store.search(("users", u, "memories"), query=f"memory number {u}", limit=10) for u in users_]
+
+    def all_namespaces(store, name, run):
+        return lambda: [store.search((), query=f"memory number {run}.{i}", limit=10) for i in range(5)]
+
+    for label, action, per in (("vector search, one namespace", one_namespace, 20),
+                               ("vector search, all namespaces", all_namespaces, 5)):
+        medians = interleave(stores, action, runs)
+        rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
+    stores["gestalt"].close()
+    return rows
+
+
+async def async_rows(counts: list[int], runs: int, tmp: Path) -> list[tuple]:
+    from langgraph.store.sqlite import AsyncSqliteStore
+
+    rows = []
+    async with AsyncSqliteStore.from_conn_string(str(tmp / "async.sqlite")) as theirs:
+        await theirs.setup()
+        ours = gestalt_store(tmp, "async")
+        stores = {"sqlite": theirs, "gestalt": ours}
+        for count in counts:
+            samples = {(name, op): [] for name in stores for op in ("aput", "aget")}
+            for run in range(runs):
+                for name, store in stores.items():
+                    ns = ("users", f"{count}.{run}")
+                    started = time.perf_counter()
+                    await asyncio.gather(*(store.aput(ns, f"k{i}", value(i)) for i in range(count)))
+                    samples[(name, "aput")].append(time.perf_counter() - started)
+                    started = time.perf_counter()
+                    found = await asyncio.gather(*(store.aget(ns, f"k{i}") for i in range(count)))
+                    samples[(name, "aget")].append(time.perf_counter() - started)
+                    assert all(item is not None for item in found)
+            for op in ("aput", "aget"):
+                rows.append((f"{count:,} gathered", op, statistics.median(samples[("sqlite", op)]),
+                             statistics.median(samples[("gestalt", op)])))
+        ours.close()
+    return rows
+
+
+def print_rows(title: str, other: str, rows: list[tuple]) -> None:
+    print(f"\n{title}")
+    print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7}")
+    for where, label, theirs, ours in rows:
+        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}×")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "async"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--vector-size", type=int, default=10_000)
+    parser.add_argument("--gathered", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ops", type=int, default=200)
     args = parser.parse_args()
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes:
-            rows.extend(measure(size, args.runs, args.ops, Path(tmp)))
-    print(f"\nmedian µs per call over {args.runs} interleaved samples of {args.ops} calls (CPU time in brackets)")
-    print(f"{'items':>8} {'op':>7} {'InMemoryStore':>20} {'GestaltStore':>20} {'ratio':>7} {'CPU ratio':>10}")
-    for size, op, mem_wall, our_wall, mem_cpu, our_cpu in rows:
-        print(f"{size:>8,} {op:>7} {mem_wall * 1e6:>9.1f} ({mem_cpu * 1e6:>7.1f}) {our_wall * 1e6:>9.1f} ({our_cpu * 1e6:>7.1f}) "
-              f"{our_wall / mem_wall:>6.1f}× {our_cpu / mem_cpu:>9.1f}×")
+        if "inmemory" in args.sections:
+            rows = []
+            for size in args.sizes:
+                rows.extend(measure(size, args.runs, args.ops, Path(tmp)))
+            print(f"\nmedian µs per call over {args.runs} interleaved samples of {args.ops} calls (CPU time in brackets)")
+            print(f"{'items':>8} {'op':>7} {'InMemoryStore':>20} {'GestaltStore':>20} {'ratio':>7} {'CPU ratio':>10}")
+            for size, op, mem_wall, our_wall, mem_cpu, our_cpu in rows:
+                print(f"{size:>8,} {op:>7} {mem_wall * 1e6:>9.1f} ({mem_cpu * 1e6:>7.1f}) {our_wall * 1e6:>9.1f} ({our_cpu * 1e6:>7.1f}) "
+                      f"{our_wall / mem_wall:>6.1f}× {our_cpu / mem_cpu:>9.1f}×")
+        if "sqlite" in args.sections:
+            rows = []
+            for size in args.sizes:
+                rows.extend(sqlite_rows(size, args.runs, args.ops, Path(tmp)))
+            rows.extend(vector_rows(args.vector_size, args.runs, Path(tmp)))
+            print_rows(f"against SqliteStore: median per call (batch: per batch) over {args.runs} interleaved samples", "SqliteStore", rows)
+        if "async" in args.sections:
+            rows = asyncio.run(async_rows(args.gathered, max(3, args.runs // 2), Path(tmp)))
+            print_rows("against AsyncSqliteStore: median wall time of the whole gather", "AsyncSqlite", rows)
 
 
 if __name__ == "__main__":
