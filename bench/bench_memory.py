@@ -35,7 +35,6 @@ import asyncio
 import gc
 import hashlib
 import random
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -127,6 +126,10 @@ def measure(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
 
 # -- against SqliteStore / AsyncSqliteStore ---------------------------------------------------
 DIMS = 64
+try:  # SqliteStore's index= loads sqlite-vec, which needs a Python whose sqlite3 loads extensions
+    import pysqlite3.dbapi2 as SQLITE  # noqa: N812
+except ImportError:
+    import sqlite3 as SQLITE
 
 
 def embed(texts: list[str]) -> list[list[float]]:
@@ -146,7 +149,7 @@ def gestalt_store(tmp: Path, name: str, **options) -> GestaltStore:
 def sqlite_store(tmp: Path, name: str, **options):
     from langgraph.store.sqlite import SqliteStore
 
-    conn = sqlite3.connect(str(tmp / f"{name}.sqlite"), check_same_thread=False, isolation_level=None)
+    conn = SQLITE.connect(str(tmp / f"{name}.sqlite"), check_same_thread=False, isolation_level=None)
     store = SqliteStore(conn, **options)
     store.setup()
     return store
@@ -257,10 +260,10 @@ async def async_rows(counts: list[int], runs: int, tmp: Path) -> list[tuple]:
 
 
 def print_rows(title: str, other: str, rows: list[tuple]) -> None:
-    print(f"\n{title}")
+    print(f"\n{title}", flush=True)
     print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7}")
     for where, label, theirs, ours in rows:
-        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}×")
+        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}×", flush=True)
 
 
 def main() -> None:
@@ -283,11 +286,10 @@ def main() -> None:
                 print(f"{size:>8,} {op:>7} {mem_wall * 1e6:>9.1f} ({mem_cpu * 1e6:>7.1f}) {our_wall * 1e6:>9.1f} ({our_cpu * 1e6:>7.1f}) "
                       f"{our_wall / mem_wall:>6.1f}× {our_cpu / mem_cpu:>9.1f}×")
         if "sqlite" in args.sections:
-            rows = []
+            title = f"against SqliteStore (SQLite {SQLITE.sqlite_version}): median per call (batch: per batch) over {args.runs} interleaved samples"
             for size in args.sizes:
-                rows.extend(sqlite_rows(size, args.runs, args.ops, Path(tmp)))
-            rows.extend(vector_rows(args.vector_size, args.runs, Path(tmp)))
-            print_rows(f"against SqliteStore: median per call (batch: per batch) over {args.runs} interleaved samples", "SqliteStore", rows)
+                print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp)))
+            print_rows(title, "SqliteStore", vector_rows(args.vector_size, args.runs, Path(tmp)))
         if "async" in args.sections:
             rows = asyncio.run(async_rows(args.gathered, max(3, args.runs // 2), Path(tmp)))
             print_rows("against AsyncSqliteStore: median wall time of the whole gather", "AsyncSqlite", rows)

@@ -126,7 +126,8 @@ class GestaltStore(Reads, Writes, BaseStore):
 
     ``GestaltStore(db, index=None, ttl=None, about=None, clock=None)`` — ``db`` is a gestalt-nb
     connection, a ``GestaltDBGraph`` or a ``GraphDB``. ``index`` is ``InMemoryStore``'s
-    (``{"dims", "embed", "fields"}``, cosine only); vectors are stored on the item nodes, so
+    (``{"dims", "embed", "fields"}``, cosine only; SqliteStore's ``text_fields`` is read as
+    ``fields``); vectors are stored on the item nodes, so
     reopening never re-embeds. Without ``index``, ``query=`` is ignored exactly as
     ``InMemoryStore`` ignores it. ``ttl`` is LangGraph's ``TTLConfig`` (``default_ttl`` and
     ``put(..., ttl=)`` in minutes, ``refresh_on_read``, ``omit_expired`` — default True here,
@@ -154,6 +155,8 @@ class GestaltStore(Reads, Writes, BaseStore):
         self.embeddings = None
         if index:
             check_index(index)
+            if "text_fields" in index and index.get("fields") is None:  # SqliteStore's name for fields
+                index = {**index, "fields": index["text_fields"]}
             helper = InMemoryStore(index=index)  # InMemoryStore's own set-up: embeddings + tokenized fields
             self.index_config, self.embeddings = helper.index_config, helper.embeddings
         if ttl is not None and not isinstance(ttl, dict):

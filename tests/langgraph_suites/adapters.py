@@ -130,7 +130,7 @@ def expire_now(store: GestaltStore, ns: tuple[str, ...], key: str) -> None:
     """Backdate an item's expiry one minute into the past without deleting it (unswept)."""
     from datetime import datetime, timedelta, timezone
 
-    from gestalt_nb.memory import EXPIRES
+    from gestalt_nb.memory.codec import EXPIRES
 
     db = store._db()
     with db.transaction() as tx:
