@@ -244,7 +244,7 @@ async def async_rows(counts: list[int], runs: int, tmp: Path) -> list[tuple]:
             samples = {(name, op): [] for name in stores for op in ("aput", "aget")}
             for run in range(runs):
                 for name, store in stores.items():
-                    ns = ("users", f"{count}.{run}")
+                    ns = ("users", f"{count}-{run}")
                     started = time.perf_counter()
                     await asyncio.gather(*(store.aput(ns, f"k{i}", value(i)) for i in range(count)))
                     samples[(name, "aput")].append(time.perf_counter() - started)
