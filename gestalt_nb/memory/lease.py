@@ -85,7 +85,7 @@ def sweep_loop(ref: Callable[[], Any], stop: threading.Event, seconds: float) ->
         if store is None or store._closed:
             return
         try:
-            store.sweep_ttl()
+            store._sweep_once()
         except Exception:  # a closed database (or connection) ends the sweeper
             return
         finally:

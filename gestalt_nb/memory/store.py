@@ -350,6 +350,9 @@ class GestaltStore(Reads, Writes, BaseStore):
     # -- TTL ---------------------------------------------------------------------------------
     def sweep_ttl(self) -> int:
         """Delete every item expired by the store's clock, in one transaction; returns how many."""
+        return self._sweep_once()
+
+    def _sweep_once(self) -> int:  # what the sweeper thread calls
         self._check_open()
 
         def work(tx: GraphDB) -> int:

@@ -11,7 +11,7 @@ exit). What differs from the originals' construction API, and only that, is adap
   reopens it). Postgres's ``pipeline=`` / ``pool_config=`` are accepted and ignored (GestaltStore
   has one embedded database, no connection pool).
 * ``setup()`` is a no-op (GestaltStore needs no migrations); the async classes await it.
-* ``await start_ttl_sweeper()`` / ``await stop_ttl_sweeper()`` for the async Postgres API
+* ``await start_ttl_sweeper()`` / ``await stop_ttl_sweeper()`` / ``await sweep_ttl()`` for the async APIs
   (GestaltStore's are plain methods; the async classes wrap them).
 * Helpers that backdate or read rows with SQL (``_expire_now``, ``_row_exists``,
   ``_stored_expires_at``) are rewritten in the vendored files to do the same on the item node.
@@ -105,6 +105,9 @@ class AsyncSuiteStore(SuiteStore):
 
     async def stop_ttl_sweeper(self, timeout: float | None = 5.0) -> bool:  # type: ignore[override]
         return SuiteStore.stop_ttl_sweeper(self, timeout)
+
+    async def sweep_ttl(self) -> int:  # type: ignore[override]
+        return SuiteStore.sweep_ttl(self)
 
 
 class InMemorySuiteStore(SuiteStore):
