@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,12 @@ def _untyped_hops(parsed: Any) -> list[PatternHop]:
     return [node for node in _walk(parsed) if isinstance(node, PatternHop) and not node.edge_types]
 
 
+@functools.lru_cache(maxsize=256)
+def find_in(text: str) -> Untyped | None:
+    """``find`` on ``text`` as the adapter would read it (remembered per text: the sites depend on it alone)."""
+    return find(text, parse_ast(text))
+
+
 def find(text: str, parsed: Any, writes: bool = False) -> Untyped | None:
     """The untyped hops of ``text`` (already parsed as ``parsed``), or None when it has none."""
     hops = _untyped_hops(parsed)
@@ -160,8 +167,23 @@ def _name(value: str, quote_all: bool = False) -> str:
     return "`" + value.replace("`", "``") + "`"
 
 
+_APPLIED: dict[tuple[str, tuple[str, ...]], str | None] = {}
+
+
 def apply(untyped: Untyped, types: tuple[str, ...]) -> str | None:
-    """``untyped.text`` with every untyped hop naming ``types``, or None when the re-parse differs."""
+    """``untyped.text`` with every untyped hop naming ``types``, or None when the re-parse differs.
+
+    Remembered per (text, types): the check parses the rewritten text once, not at every run.
+    """
+    key = (untyped.text, tuple(types))
+    if key not in _APPLIED:
+        if len(_APPLIED) > 256:
+            _APPLIED.clear()
+        _APPLIED[key] = _apply(untyped, key[1])
+    return _APPLIED[key]
+
+
+def _apply(untyped: Untyped, types: tuple[str, ...]) -> str | None:
     for quote_all in (False, True):
         names = "|".join(_name(kind, quote_all) for kind in types)
         edits = [(offset, f"[:{names}]" if bare else f":{names}") for offset, bare in untyped.sites]
@@ -326,3 +348,43 @@ def preview(db: Any, untyped: Untyped) -> Rewrite:
         return Rewrite(untyped.text, reason=f"the {type(db.store).__name__} backend has no read snapshot to read the types in")
     with db.current_read_view(capture_provenance=False) as view:
         return decide(untyped, view._graph)
+
+
+def rewriting(adapter: Any) -> Any:
+    """A borrowed adapter over ``adapter``'s database whose ``query_read_only`` rewrites untyped hops.
+
+    For the agent's query tool: the adapter's tool calls ``graph.query_read_only``, so it gets this
+    object as its graph and stays the adapter's own class. Writes (``query``) pass through untouched.
+    """
+    from langchain_gestaltdb import GestaltDBGraph
+
+    class RewritingGraph(GestaltDBGraph):
+        def __init__(self) -> None:
+            super().__init__(adapter.graph)
+
+        @property
+        def graph(self) -> Any:  # follows the wrapped adapter's closed state
+            return adapter.graph
+
+        def query_read_only(self, query: str, params: dict[str, Any] | None = None, *, allowed_procedures=(), read_snapshot=None):
+            found = None
+            try:
+                parsed = parse_ast(query) if isinstance(query, str) else None
+                found = find_in(query) if parsed is not None and not _writes(parsed) else None
+            except Exception:
+                pass  # the adapter's own check reports what is wrong with the text
+            if found is None or read_snapshot is not None:
+                return adapter.query_read_only(query, params, allowed_procedures=allowed_procedures, read_snapshot=read_snapshot)
+            return read(adapter, found, params, tuple(allowed_procedures))[0]
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(adapter, name)
+
+    return RewritingGraph()
+
+
+def _writes(parsed: Any) -> bool:
+    from gestaltdb.cypher_ast import CreateClause, DeleteClause, ForeachClause, MergeClause, RemoveClause, SetClause
+
+    kinds = (CreateClause, DeleteClause, ForeachClause, MergeClause, RemoveClause, SetClause)
+    return type(parsed).__name__ in ("CreateConstraint", "DropConstraint") or any(isinstance(node, kinds) for node in _walk(parsed))
