@@ -36,6 +36,8 @@ from typing import Any
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, ProjectionItem
 
+from ..options import settings
+
 #: Above this many relationship types the alternation is not used (see bench/bench_untyped.py:
 #: every typed hop seeks once per type and direction, an untyped one reads every relationship).
 MAX_TYPES = 400
@@ -71,14 +73,14 @@ class Rewrite:
     def applied(self) -> bool:
         return bool(self.types)
 
-    def note(self) -> str:
+    def sentence(self) -> str:
         if self.applied:
             return (
-                f"Untyped relationship pattern(s) rewritten to name all {len(self.types)} relationship types "
-                "(typed adjacency instead of a scan of every relationship; same rows, read in one snapshot). "
-                "What ran is in Info."
+                f"yes: untyped relationship patterns name all {len(self.types)} relationship types the database holds, "
+                "read in the query's own snapshot (typed adjacency instead of a scan of every relationship; the same rows, "
+                "in another order where the query sets none); the text that ran is below"
             )
-        return f"Untyped relationship pattern(s) ran as written: {self.reason}."
+        return f"no: the untyped relationship patterns ran as written ({self.reason})"
 
 
 def _walk(node: Any):
@@ -94,6 +96,18 @@ def _walk(node: Any):
 
 def _untyped_hops(parsed: Any) -> list[PatternHop]:
     return [node for node in _walk(parsed) if isinstance(node, PatternHop) and not node.edge_types]
+
+
+def has_untyped(parsed: Any) -> bool:
+    return any(isinstance(node, PatternHop) and not node.edge_types for node in _walk(parsed))
+
+
+def run_read(adapter: Any, prepared: Any, params: dict[str, Any], write: bool) -> tuple[list[dict[str, Any]], Rewrite | None]:
+    """The read ``query.run`` makes: ``query_read_only`` (``query`` with --write), untyped hops rewritten."""
+    found = find_in(prepared.text) if prepared.untyped and not write and settings.rewrite_untyped else None
+    if found is None:
+        return (adapter.query if write else adapter.query_read_only)(prepared.text, params), None
+    return read(adapter, found, params)
 
 
 @functools.lru_cache(maxsize=256)
@@ -340,6 +354,18 @@ def read(adapter: Any, untyped: Untyped, params: dict[str, Any] | None, allowed_
             rewrite.text, params, allowed_procedures=allowed_procedures, read_snapshot=False
         )
     return records, rewrite
+
+
+def explained(db: Any, prepared: Any) -> Rewrite | None:
+    """What ``run`` would do with ``prepared``'s untyped hops (for ``--explain``), or None if it has none."""
+    if not prepared.untyped:
+        return None
+    if prepared.writes:
+        return Rewrite(prepared.text, reason="writes are never rewritten")
+    if not settings.rewrite_untyped:
+        return Rewrite(prepared.text, reason="turned off: %config GestaltMagic.rewrite_untyped = False")
+    found = find_in(prepared.text)
+    return None if found is None else preview(db, found)
 
 
 def preview(db: Any, untyped: Untyped) -> Rewrite:
