@@ -399,7 +399,7 @@ def rewriting(adapter: Any) -> Any:
                 found = find_in(query) if parsed is not None and not _writes(parsed) else None
             except Exception:
                 pass  # the adapter's own check reports what is wrong with the text
-            if found is None or read_snapshot is not None:
+            if found is None or read_snapshot is not None or not settings.rewrite_untyped:
                 return adapter.query_read_only(query, params, allowed_procedures=allowed_procedures, read_snapshot=read_snapshot)
             return read(adapter, found, params, tuple(allowed_procedures))[0]
 
