@@ -169,3 +169,22 @@ def test_typed_patterns_writes_and_plain_queries_are_left_alone(tmp_path):
     except Exception:
         return
     assert "VALID_TIME" in untyped.find(temporal, parsed).reason
+
+
+def test_many_types_keep_the_untyped_form(tmp_path):
+    """Types near the number of relationships, or too many names for the adapter's text limit."""
+    db = GraphDB.create(tmp_path / "g", backend="lmdb", backend_options={"map_size": 1 << 28})
+    with db.transaction() as tx:
+        tx.put_nodes([Node(f"n{i}") for i in range(50)])
+        tx.put_edges_bulk([Edge(f"e{j}", f"n{j % 50}", f"n{(j * 7 + 1) % 50}", properties={"type": f"T{j % 5}"}) for j in range(12)], check_existing=False)
+    graph = GestaltDBGraph(db, owns_graph=True)
+    records, rewrite = _read(graph, "MATCH (a)-[r]->(b) RETURN count(r) AS c")
+    assert not rewrite.applied and "not faster" in rewrite.reason and records == [{"c": 12}]
+    with db.transaction() as tx:
+        tx.put_edges_bulk(
+            [Edge(f"x{j}", f"n{j % 50}", f"n{(j * 3 + 2) % 50}", properties={"type": f"A_LONG_TYPE_NAME_{j % 900}"}) for j in range(4000)],
+            check_existing=False,
+        )
+    records, rewrite = _read(graph, "MATCH (a {id: 'n1'})-[r]->(b) RETURN count(r) AS c")
+    assert not rewrite.applied and "10,000-character" in rewrite.reason
+    assert records == graph.query_read_only("MATCH (a {id: 'n1'})-[r]->(b) RETURN count(r) AS c")

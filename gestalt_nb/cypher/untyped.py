@@ -38,9 +38,13 @@ from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, P
 
 from ..options import settings
 
-#: Above this many relationship types the alternation is not used (see bench/bench_untyped.py:
-#: every typed hop seeks once per type and direction, an untyped one reads every relationship).
-MAX_TYPES = 400
+#: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
+#: --types-sweep, 10k nodes / 30k relationships): the alternation's cost grows with the number of
+#: types (one seek per type and direction), the untyped scan's with the relationships; 1,000 types
+#: were still 8-10x faster, the two meet near relationships / 3.
+TYPES_PER_RELATIONSHIP = 4
+#: The adapter refuses longer query texts (query_read_only); a longer rewrite runs as written.
+MAX_TEXT = 10_000
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HOPS = {"out_hop": "-", "in_hop": "<-", "any_hop": "-"}
 _SEP = b"\x1f"
@@ -248,6 +252,7 @@ class Catalogue:
     types: tuple[str, ...]
     complete: bool
     sequence: int | None
+    relationships: int = 0
 
 
 def catalogue(db: Any) -> Catalogue | str:
@@ -282,7 +287,7 @@ def _read(txn: Any, base: Any, prefix: bytes) -> Catalogue:
         part = key[len(prefix) :].split(_SEP, 1)[0]
         found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
         position = prefix + part + b"\x20"  # past every key of this type (the separator is \x1f)
-    return Catalogue(tuple(sorted(found)), typed == 2 * edges, txn.id())
+    return Catalogue(tuple(sorted(found)), typed == 2 * edges, txn.id(), edges)
 
 
 def self_loops(db: Any, sequence: int | None) -> bool:
@@ -325,13 +330,15 @@ def decide(untyped: Untyped, db: Any) -> Rewrite:
         return Rewrite(untyped.text, reason="the database holds no typed relationship")
     if not found.complete:
         return Rewrite(untyped.text, reason="some relationships have no type, and only an untyped pattern finds them")
-    if len(found.types) > MAX_TYPES:
-        return Rewrite(untyped.text, reason=f"{len(found.types)} relationship types (above {MAX_TYPES}, the alternation is not faster)")
+    if len(found.types) * TYPES_PER_RELATIONSHIP > found.relationships:
+        return Rewrite(untyped.text, reason=f"{len(found.types):,} types for {found.relationships:,} relationships: naming them all is not faster")
     if untyped.loops_matter and self_loops(db, found.sequence):
         return Rewrite(untyped.text, reason="a variable-length hop in either direction walks a self-loop once untyped, twice typed")
     text = apply(untyped, found.types)
     if text is None:
         return Rewrite(untyped.text, reason="the rewritten query would not parse to the same query")
+    if len(text) > MAX_TEXT:
+        return Rewrite(untyped.text, reason=f"naming all {len(found.types):,} types would pass the adapter's {MAX_TEXT:,}-character limit")
     return Rewrite(text, found.types)
 
 
