@@ -32,7 +32,7 @@ from gestaltdb.cypher import parse_ast  # noqa: E402
 from gestaltdb.graphdb import Edge, GraphDB, Node  # noqa: E402
 from langchain_gestaltdb import GestaltDBGraph  # noqa: E402
 
-from gestalt_nb.budget import Budget, BudgetExceeded, run_within  # noqa: E402
+from gestalt_nb.cypher.budget import Budget, BudgetExceeded, run_within  # noqa: E402
 from gestalt_nb.cypher import untyped  # noqa: E402
 
 QUERIES = (
