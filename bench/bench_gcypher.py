@@ -120,7 +120,7 @@ for _ in range(count):
     shell.display_formatter.format(result)  # what the notebook receives
     kept.append(result)
 gc.collect()
-print(tracemalloc.get_traced_memory()[0] / count)
+print("HELD", tracemalloc.get_traced_memory()[0] / count)
 """
 
 
@@ -133,7 +133,7 @@ def memory(count: int = 10) -> None:
     held = {}
     for kind in ("gcypher", "sql"):
         out = subprocess.run([sys.executable, "-c", code, kind, str(count)], capture_output=True, text=True, check=True)
-        held[kind] = float(out.stdout.strip().splitlines()[-1])
+        held[kind] = float(next(line for line in out.stdout.splitlines() if line.startswith("HELD ")).split()[1])
     mib = 1024 * 1024
     print(
         f"kept 1,000-row result: %%gcypher {held['gcypher'] / mib:5.2f} MiB | jupysql %%sql {held['sql'] / mib:5.2f} MiB "
