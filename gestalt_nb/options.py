@@ -47,6 +47,8 @@ class Settings:
     map_size: str = "4GiB"
     #: Print a one-line warning before a %%gcypher run whose plan has a known slow shape.
     warn_slow: bool = False
+    #: Rewrite untyped relationship patterns to name every type before a read runs (same rows, faster).
+    rewrite_untyped: bool = True
     #: Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).
     timeout: float = 60.0
     #: Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).

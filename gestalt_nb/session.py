@@ -16,14 +16,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gestaltdb.graphdb import MANIFEST_FILENAME, GraphDB
-from langchain_gestaltdb import GestaltDBGraph
-
-# The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
-from langchain_gestaltdb._serialization import normalize
+from typing import TYPE_CHECKING
 
 from .errors import GestaltError
 from .options import parse_bytes, settings
+
+if TYPE_CHECKING:
+    from gestaltdb.graphdb import GraphDB
+    from langchain_gestaltdb import GestaltDBGraph
+
+#: GestaltDB's manifest file name (its value; gestaltdb is imported only when a database is opened).
+MANIFEST_FILENAME = "gestaltdb_manifest.json"
+
+
+def _stack():
+    """GraphDB and GestaltDBGraph, imported on first use: importing gestaltdb builds its Cypher parser
+    and langchain_gestaltdb brings langsmith (~0.8 s), which ``%load_ext`` should not pay."""
+    from gestaltdb.graphdb import GraphDB
+    from langchain_gestaltdb import GestaltDBGraph
+
+    return GraphDB, GestaltDBGraph
 
 
 
@@ -129,7 +141,7 @@ class Connection:
         if self.owned:
             return self.graph
         if self._handle is None:
-            self._handle = GestaltDBGraph(self.db, owns_graph=False)
+            self._handle = _stack()[1](self.db, owns_graph=False)
         return self._handle
 
     def _publish(self, op: str, ids: Any = None, *, exact: bool = True) -> None:
@@ -226,6 +238,9 @@ class Connection:
 
 def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
     found = (get(entity_id.encode("utf-8")) for entity_id in ids)
+    # The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
+    from langchain_gestaltdb._serialization import normalize
+
     return [normalize(entity) for entity in found if entity is not None]
 
 
@@ -311,6 +326,7 @@ class Registry:
         size = parse_size(map_size if map_size is not None else settings.map_size)
         options = _lmdb_options(resolved, size)
         try:
+            GraphDB, GestaltDBGraph = _stack()
             graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
         except Exception as exc:
             raise _storage_error(exc, resolved, f"open the database at {resolved}") from exc
@@ -337,6 +353,7 @@ class Registry:
             raise GestaltError(f"{resolved} is not empty; {hint}.")
         size = parse_size(map_size if map_size is not None else settings.map_size)
         options = {"map_size": size} if backend == "lmdb" else None
+        GraphDB, GestaltDBGraph = _stack()
         try:
             db = GraphDB.create(
                 resolved,
@@ -385,6 +402,7 @@ class Registry:
 
     def use(self, value: Any, *, alias: str) -> Connection:
         """Borrow a ``GestaltDBGraph`` or ``GraphDB`` the caller holds; it is never closed by us."""
+        GraphDB, GestaltDBGraph = _stack()
         if isinstance(value, GestaltDBGraph):
             graph = value
         elif isinstance(value, GraphDB):

@@ -210,3 +210,22 @@ def test_the_trace_makes_no_widgets_for_the_answers_it_only_describes(shell, dem
     html = gestalt_nb.show_trace(state).show().steps_html()
     made = [ipywidgets.Widget.widgets[key] for key in set(ipywidgets.Widget.widgets) - before]
     assert "Person" in html and not [w for w in made if type(w).__name__ == "GraphCanvas"]
+
+
+def test_the_query_tool_rewrites_untyped_patterns_and_keeps_the_read_only_check(demo):
+    """The agent's query tool answers an untyped pattern with the untyped rows (read rewritten to every
+    type in one snapshot), and a write is still refused by the adapter's check."""
+    from gestalt_nb.agents.handoff import BudgetedQueryTool
+    from gestalt_nb.cypher import untyped
+
+    tool = next(t for t in demo.toolkit().get_tools() if isinstance(t, BudgetedQueryTool))
+    query = "MATCH (p:Person {name: 'Alice Chen'})-[r]-(x) RETURN type(r) AS t, x.name AS name"
+    answer = json.loads(tool.invoke({"query": query}))
+    rows = sorted(json.dumps(row, sort_keys=True) for row in answer["records"])
+    assert rows and rows == sorted(json.dumps(row, sort_keys=True) for row in demo.graph.query_read_only(query))
+    found = untyped.find_in(query)
+    assert untyped.preview(demo.db, found).applied and tool.graph.graph is demo.db
+    assert type(tool.graph).__name__ == "RewritingGraph"  # the adapter's tool, given the rewriting graph
+    refused = tool.invoke({"query": "MATCH (p:Person)-[r]->(x) SET p.x = 1 RETURN p"})
+    assert "read-only" in refused.lower() or "refus" in refused.lower()
+    assert raw(demo, "MATCH (p:Person) WHERE p.x = 1 RETURN count(p) AS c")[0]["c"] == 0

@@ -30,6 +30,7 @@ FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook"
 HOSTILE_LABEL = '<img src=x onerror="window.__pwned=1">'
 SETUP = (
     "%load_ext gestalt_nb\n%gestalt demo demo_graph\n"
+    "%config GestaltMagic.rewrite_untyped = False\n"  # untyped patterns as written: the warning mark is what is tested
     "from gestaltdb.graphdb import Node as _Node\nimport gestalt_nb as _g\n"
     f"with _g.connection().db.transaction() as _tx:\n    _tx.put_nodes([_Node('hostile', labels=[{HOSTILE_LABEL!r}], properties={{'name': 'x'}})])\n"
     "_g.connection().graph.refresh_schema()"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from gestaltdb.graphdb import GraphDB, Node
+from gestaltdb.graphdb import Edge, GraphDB, Node
 
 import gestalt_nb
 from gestalt_nb.cypher.explain import LARGE, QueryPlan
@@ -42,6 +42,17 @@ def kinds(found: QueryPlan) -> list[str]:
     return [warning.kind for warning in found.warnings]
 
 
+def as_written(shell) -> None:
+    """Untyped patterns run as written (the rewrite to every type off), so they are warned about."""
+    run(shell, "%config GestaltMagic.rewrite_untyped = False")
+
+
+def typeless(connection) -> None:
+    """Add a relationship without a type between two places: only an untyped pattern finds it."""
+    a, b = (row["i"] for row in raw(connection, "MATCH (p:Place) RETURN id(p) AS i LIMIT 2"))
+    connection.db.put_edge(Edge("typeless", a, b, properties={}))
+
+
 @pytest.mark.parametrize(
     ("query", "kind", "rewrite"),
     [
@@ -53,6 +64,7 @@ def kinds(found: QueryPlan) -> list[str]:
     ],
 )
 def test_each_slow_shape_is_warned_and_nothing_runs(shell, demo, query, kind, rewrite):
+    as_written(shell)
     before = snapshot(demo)
     found = explain(shell, f"%%gcypher --explain\n{query}")
     assert kind in kinds(found)
@@ -144,6 +156,7 @@ def test_explain_shows_syntax_errors_like_a_run(shell, demo):
 
 
 def test_html_and_text_reprs_escape_the_query(shell, demo):
+    as_written(shell)
     found = explain(shell, "%%gcypher --explain\nMATCH (p:Person {name: '<script>alert(1)</script>'})-[r]->(x) RETURN p")
     page = found._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page
@@ -151,6 +164,7 @@ def test_html_and_text_reprs_escape_the_query(shell, demo):
 
 
 def test_warn_slow_prints_one_line_before_a_normal_run(shell, demo, capsys):
+    as_written(shell)
     query = "MATCH (a:Person)-[r]->(b) RETURN a, r, b LIMIT 3"
     run(shell, f"%gcypher {query}")
     assert "slow shape" not in capsys.readouterr().out  # off by default
@@ -164,6 +178,25 @@ def test_warn_slow_prints_one_line_before_a_normal_run(shell, demo, capsys):
 
 
 def test_python_api(shell, demo):
+    as_written(shell)
     found = gestalt_nb.explain("MATCH (a:Person)-[r]->(b) RETURN a", limit=7)
     assert kinds(found) == ["untyped relationship"] and found.executed.endswith("LIMIT 8")
     assert demo.explain("MATCH (p:Person) RETURN p").warnings == []
+
+
+def test_untyped_patterns_are_rewritten_not_warned(shell, demo):
+    """A graph where every relationship has a type: --explain plans the rewrite and warns about nothing it fixed."""
+    query = "MATCH (a:Person)-[r]->(b) RETURN a, r, b"
+    found = explain(shell, f"%%gcypher --explain\n{query}")
+    assert "untyped relationship" not in kinds(found)
+    assert found.rewrite.startswith("yes") and "-[r:AUTHORED|" in found.executed and found.executed.endswith("LIMIT 1001")
+    assert "Rewritten: yes" in found.text() and "by typed adjacency" in found.text()
+    assert "<b>Rewritten</b>" in found._repr_html_()
+    result = run(shell, f"%%gcypher\n{query}")
+    assert result.executed == found.executed and result.rewrite.startswith("yes")
+    assert sorted(map(repr, result.records)) == sorted(map(repr, demo.graph.query_read_only(query)))
+    typeless(demo)
+    found = explain(shell, f"%%gcypher --explain\n{query}")
+    assert "untyped relationship" in kinds(found) and "no type" in found.rewrite and found.executed.endswith(query + "\nLIMIT 1001")
+    as_written(shell)
+    assert "turned off" in explain(shell, f"%%gcypher --explain\n{query}").rewrite

@@ -106,6 +106,7 @@ def test_a_write_snippet_is_still_refused_in_a_read(shell, demo):
 
 
 def test_explain_sees_the_composed_query(shell, demo):
+    run(shell, "%config GestaltMagic.rewrite_untyped = False")  # the untyped warning shows the snippet was composed in
     run(shell, "%gcypher --save everyone MATCH (a:Person)-[r]->(b) RETURN a")
     plan = run(shell, "%%gcypher --explain --with everyone\nMATCH (a)-[:KNOWS]->(f) RETURN f")
     assert any(line.startswith("CALL {") for line in plan.tree)

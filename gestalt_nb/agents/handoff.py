@@ -18,6 +18,7 @@ from langchain_core.tools import ToolException
 from langchain_gestaltdb import GestaltDBClaimToolkit, GestaltDBQueryTool, GestaltDBToolkit
 from pydantic import Field, PrivateAttr
 
+from ..cypher import untyped
 from ..cypher.budget import BudgetExceeded, run_within
 
 CAPS = ("max_rows", "max_chars", "max_evidence", "max_claims", "max_depth", "max_nodes", "max_edges")
@@ -85,6 +86,10 @@ class _ClearErrors:
 class BudgetedQueryTool(GestaltDBQueryTool):
     """The adapter's query tool, each read run within a time and memory budget.
 
+    Its graph (from :class:`Toolkit`) is :func:`gestalt_nb.cypher.untyped.rewriting`: reads with
+    untyped relationship patterns run rewritten to every type, in one snapshot, still through the
+    adapter's ``query_read_only`` check.
+
     ``timeout`` (seconds) and ``memory_limit`` (bytes or "512MiB") default to
     ``settings.tool_timeout`` / ``settings.tool_memory_limit``, read at each call. Writes (only
     with ``allow_writes=True``) are not budgeted: stopping one midway is unsafe.
@@ -123,7 +128,7 @@ class Toolkit(_ClearErrors, GestaltDBToolkit):
             if type(tool) is GestaltDBQueryTool:
                 original, handler = tool, tool.handle_tool_error
                 tool = BudgetedQueryTool(
-                    graph=tool.graph, allow_writes=tool.allow_writes, allowed_procedures=tool.allowed_procedures,
+                    graph=untyped.rewriting(tool.graph), allow_writes=tool.allow_writes, allowed_procedures=tool.allowed_procedures,
                     max_rows=tool.max_rows, max_chars=tool.max_chars, timeout=self.timeout, memory_limit=self.memory_limit,
                 )
                 tool.handle_tool_error = handler

@@ -53,6 +53,7 @@ from gestaltdb.cypher_plan import (
 
 from ..errors import GestaltError
 from ..options import settings
+from . import untyped
 from .query import prepare
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -88,6 +89,8 @@ class QueryPlan:
     tree: list[str]
     warnings: list[SlowShape] = field(default_factory=list)
     columns: tuple[str, ...] = ()
+    #: Untyped relationship patterns: rewritten to every type (the plan is of that text), or why not.
+    rewrite: str | None = None
 
     @property
     def read_only(self) -> bool:
@@ -99,7 +102,7 @@ class QueryPlan:
         return f"Plan on '{self.alias}' (not run): {mode}; {self.limit_note}; {warned}."
 
     def text(self) -> str:
-        parts = [self.summary(), "", *self.tree]
+        parts = [self.summary(), *([f"Rewritten: {self.rewrite}."] if self.rewrite else []), "", *self.tree]
         if self.warnings:
             parts += ["", "Warnings:"] + [f"  ! {w.line()}" for w in self.warnings]
         return "\n".join(parts)
@@ -129,7 +132,8 @@ class QueryPlan:
         return (
             "<div class='gestalt-plan'>"
             f"<div><b>Plan on '{e(self.alias)}'</b> — not run; {e(mode)}; {e(self.limit_note)}.</div>"
-            f"<pre style='margin:4px 0'>{e(chr(10).join(self.tree))}</pre>{warned}"
+            + (f"<div><b>Rewritten</b>: {e(self.rewrite)}.</div>" if self.rewrite else "")
+            + f"<pre style='margin:4px 0'>{e(chr(10).join(self.tree))}</pre>{warned}"
             f"<details><summary>Text that would run</summary><pre>{e(self.executed)}</pre></details></div>"
         )
 
@@ -522,9 +526,11 @@ def explain(
         raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
     connection.db  # fails clearly when closed
     prepared = prepare(query, row_limit)
+    rewrite = untyped.explained(connection.db, prepared)
+    text = rewrite.text if rewrite else prepared.text
     explainer = _Explainer(connection, row_limit, prepared.limit_added)
     try:
-        logical = plan_query(prepared.text)
+        logical = plan_query(text)
     except TypeError:  # constraint commands run directly; the engine has no plan for them
         explainer.add(0, "schema command: runs directly (no plan)")
         logical = None
@@ -543,7 +549,7 @@ def explain(
     unique = list({(w.kind, w.reason): w for w in explainer.warnings}.values())
     return QueryPlan(
         query=query,
-        executed=prepared.text,
+        executed=text,
         alias=connection.alias,
         row_limit=row_limit,
         writes=prepared.writes,
@@ -551,6 +557,7 @@ def explain(
         tree=explainer.tree(),
         warnings=unique,
         columns=tuple(logical.columns) if logical is not None else (),
+        rewrite=rewrite.sentence() if rewrite else None,
     )
 
 

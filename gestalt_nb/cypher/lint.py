@@ -25,8 +25,6 @@ from typing import Any, Callable, TYPE_CHECKING
 
 from ..errors import GestaltError
 from ..options import settings
-from .explain import explain
-from .query import prepare
 from .text import mask
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -139,6 +137,10 @@ def lint_query(connection: Connection | None, query: str) -> list[Mark]:
     """
     if not query.strip():
         return []
+    # Deferred: the editor's comm is registered at %load_ext, and these import the engine's parser.
+    from .explain import explain
+    from .query import prepare
+
     try:
         if connection is None:
             prepare(query, settings.row_limit)

@@ -43,6 +43,7 @@ from langchain_gestaltdb import ReadOnlyQueryError
 from ..graph import ids
 from ..options import parse_bytes
 from .budget import Budget, over_budget_up_front, run_within
+from . import untyped
 from .text import bracket_problem, mask, position
 from ..errors import GestaltError, caret_excerpt, storage_problem
 from ..options import settings
@@ -76,6 +77,8 @@ class Prepared:
     unbounded: str | None = None
     #: The argument expressions of every ``range(...)`` call, checked against the memory budget.
     ranges: tuple[tuple[Any, ...], ...] = ()
+    #: Whether a relationship pattern names no type (the read may be rewritten: see untyped.py).
+    untyped: bool = False
 
 
 def _writes(node: Any) -> list[str]:
@@ -208,8 +211,8 @@ def prepare(query: str, row_limit: int) -> Prepared:
     if not writes and isinstance(final, ReturnClause) and final.limit is None and not aggregates:
         # A newline first, so a trailing // comment cannot swallow the LIMIT.
         text = f"{query.rstrip().rstrip(';')}\nLIMIT {row_limit + 1}"
-        return Prepared(text, writes, True, None, False, unbounded, ranges)
-    return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery), unbounded, ranges)
+        return Prepared(text, writes, True, None, False, unbounded, ranges, untyped.has_untyped(parsed))
+    return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery), unbounded, ranges, untyped.has_untyped(parsed))
 
 
 def _children(node: Any):
@@ -350,7 +353,7 @@ def run(
         prepared = prepare(text, row_limit)
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
-    usage = None
+    usage = rewrite = None
     started = time.perf_counter()
     try:
         if prepared.writes:
@@ -358,8 +361,7 @@ def run(
             records = graph.query(prepared.text, params, read_snapshot=False)
         else:
             check_ranges(prepared.ranges, params, budget)
-            read = graph.query if write else graph.query_read_only
-            records, usage = run_within(lambda: read(prepared.text, params), budget)
+            (records, rewrite), usage = run_within(lambda: untyped.run_read(graph, prepared, params, write), budget)
     except ReadOnlyQueryError as exc:
         raise GestaltError(
             f"Refused as not provably read-only: {exc}. Nothing was run. If you know it only reads, run it with --write."
@@ -390,8 +392,9 @@ def run(
         elapsed=elapsed,
         alias=connection.alias,
         write=bool(prepared.writes),
-        executed=prepared.text,
+        executed=rewrite.text if rewrite else prepared.text,
         notes=notes,
+        rewrite=rewrite.sentence() if rewrite else None,
         subgraph=from_records(records, title=_title(query), fetch=connection.nodes),
         budget=None if prepared.writes else budget,
         memory_used=usage.memory_peak if usage else None,

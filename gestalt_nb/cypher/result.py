@@ -45,6 +45,8 @@ class QueryResult(Shown, AsGraph):
     work_bound: str = ""
     #: The ``-P`` expression exactly as written and evaluated, when parameters came from one.
     params_source: str | None = None
+    #: What happened to untyped relationship patterns (rewritten to every type, or why not), if any.
+    rewrite: str | None = None
     #: Per-result view overrides (renderer, graph_height, ...) set by a magic's options.
     view_options: dict[str, Any] = field(default_factory=dict)
 

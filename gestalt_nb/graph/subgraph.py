@@ -15,7 +15,7 @@ from . import values
 from .convert import edges_df, nodes_df, to_networkx
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # thousands per result: no per-instance __dict__
 class Node:
     id: str
     labels: tuple[str, ...] = ()
@@ -25,7 +25,7 @@ class Node:
         return {"id": self.id, "labels": list(self.labels), "properties": dict(self.properties)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edge:
     id: str
     source: str
@@ -187,12 +187,14 @@ class Subgraph:
         return f"Subgraph({title}{self.summary()})"
 
 
+# The properties dict is the record's own, not a copy: a result's records and its drawing hold one
+# copy of each entity's properties between them (nothing here or in the views writes to it).
 def node_from_json(raw: dict[str, Any]) -> Node:
-    return Node(str(raw["id"]), tuple(raw.get("labels") or ()), dict(raw.get("properties") or {}))
+    return Node(str(raw["id"]), tuple(raw.get("labels") or ()), raw.get("properties") or {})
 
 
 def edge_from_json(raw: dict[str, Any]) -> Edge:
-    properties = dict(raw.get("properties") or {})
+    properties = raw.get("properties") or {}
     kind = properties.get("type")
     return Edge(str(raw["id"]), str(raw["source"]), str(raw["target"]), kind if isinstance(kind, str) else "", properties)
 

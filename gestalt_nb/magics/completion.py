@@ -12,6 +12,7 @@ the sample are not offered. A failure of any kind gives no completions, never an
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import weakref
 from collections.abc import Mapping
@@ -51,7 +52,10 @@ _BOUND = re.compile(r"[(\[,]\s*([A-Za-z_]\w*)\s*[:){\]]|\bAS\s+([A-Za-z_]\w*)|\b
 _PARAM_USE = re.compile(r"\$([A-Za-z_]\w*)")
 
 
+@functools.lru_cache(maxsize=1)
 def function_names() -> tuple[str, ...]:
+    """The engine's function names, read at the first completion (importing the engine's function
+    table builds its Cypher parser, which ``%load_ext`` should not wait for)."""
     try:
         from gestaltdb.query_engine.cypher.functions import FUNCTIONS
 
@@ -59,9 +63,6 @@ def function_names() -> tuple[str, ...]:
     except Exception:  # an engine without the table: keywords still work
         names = []
     return tuple(sorted(set(names) | set(_SPECIAL_FUNCTIONS), key=str.lower))
-
-
-_FUNCTIONS = function_names()
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,7 @@ def cypher_offer(before: str, query: str, words: Vocabulary, params: list[str]) 
         return Offer("", [])  # right after a name or a closing bracket: nothing sensible to add
     items = [(name, "variable") for name in bound_variables(whole)]
     items += [(keyword, "keyword") for keyword in KEYWORDS]
-    items += [(f"{name}(", "function") for name in _FUNCTIONS]
+    items += [(f"{name}(", "function") for name in function_names()]
     return Offer(fragment, _filter(fragment, items))
 
 

@@ -44,6 +44,7 @@ class GestaltMagic(*PARTS, Magics, Configurable):
     short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
     map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
     warn_slow = Bool(settings.warn_slow, help="Warn (one line) before running a query with a known slow shape.").tag(config=True)
+    rewrite_untyped = Bool(settings.rewrite_untyped, help="Rewrite untyped relationship patterns to every type before a read.").tag(config=True)
     timeout = Float(settings.timeout, help="Seconds a cell's read may run before it is stopped.").tag(config=True)
     memory_limit = Unicode(settings.memory_limit, help="Memory a cell's read may add to the process, e.g. 2GiB.").tag(config=True)
     tool_timeout = Float(settings.tool_timeout, help="Seconds an agent's query tool call may run.").tag(config=True)

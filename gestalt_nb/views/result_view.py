@@ -74,6 +74,8 @@ class ResultView(TabbedView):
             rows.append(("budget", h.esc(f"{result.budget.describe()} (time / memory){used}")))
         elif result.write:
             rows.append(("budget", "none: writes are not stopped midway"))
+        if result.rewrite:
+            rows.append(("rewritten", h.esc(result.rewrite)))
         if result.executed != result.query:
             rows.append(("executed", f"<pre>{h.esc(result.executed)}</pre>"))
         if result.params_source:
