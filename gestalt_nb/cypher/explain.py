@@ -10,23 +10,15 @@ a label is counted up to 10,001 ids on its index (never in full), and the proper
 
 from __future__ import annotations
 
-import html
-from dataclasses import dataclass, field, fields, is_dataclass
 from itertools import islice
 from typing import Any, TYPE_CHECKING
 
 from gestaltdb.cypher import plan as plan_query
 from gestaltdb.cypher_ast import (
-    AndExpression,
-    ComparisonExpression,
-    FunctionCall,
     NodePattern,
-    Parameter,
     PathPatternClause,
     PatternHop,
-    PropertyRef,
     ShortestPathExpression,
-    Variable,
 )
 from gestaltdb.cypher_plan import (
     Aggregate,
@@ -55,6 +47,10 @@ from ..errors import GestaltError
 from ..options import settings
 from . import untyped
 from .query import prepare
+from .explain_result import QueryPlan, SlowShape
+
+__all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
+from .ast_text import property_equalities, walk, expr, hop_text, node_text, pattern_text
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -62,176 +58,6 @@ if TYPE_CHECKING:  # only for annotations: capabilities never import the session
 #: A label with more nodes than this (by the bounded count) is "large".
 LARGE = 10_000
 _UNTYPED_COST = "measured here: ~20 s untyped against ~0.05 s typed for 1,000 rows at 10k nodes / 30k relationships"
-
-
-@dataclass(frozen=True)
-class SlowShape:
-    """One warning: what shape, why it is slow here, and a rewrite that avoids it."""
-
-    kind: str
-    reason: str
-    rewrite: str
-
-    def line(self) -> str:
-        return f"{self.kind}: {self.reason} Rewrite: {self.rewrite}"
-
-
-@dataclass(eq=False)
-class QueryPlan:
-    """The result of ``--explain``: plan tree, added LIMIT, read-only or not, warnings. Nothing ran."""
-
-    query: str
-    executed: str
-    alias: str
-    row_limit: int
-    writes: tuple[str, ...]
-    limit_note: str
-    tree: list[str]
-    warnings: list[SlowShape] = field(default_factory=list)
-    columns: tuple[str, ...] = ()
-    #: Untyped relationship patterns: rewritten to every type (the plan is of that text), or why not.
-    rewrite: str | None = None
-
-    @property
-    def read_only(self) -> bool:
-        return not self.writes
-
-    def summary(self) -> str:
-        mode = "read-only" if self.read_only else f"writes ({', '.join(self.writes)}; needs --write)"
-        warned = f"{len(self.warnings)} warning(s)" if self.warnings else "no slow shapes found"
-        return f"Plan on '{self.alias}' (not run): {mode}; {self.limit_note}; {warned}."
-
-    def text(self) -> str:
-        parts = [self.summary(), *([f"Rewritten: {self.rewrite}."] if self.rewrite else []), "", *self.tree]
-        if self.warnings:
-            parts += ["", "Warnings:"] + [f"  ! {w.line()}" for w in self.warnings]
-        return "\n".join(parts)
-
-    def warning_line(self) -> str:
-        """All warnings on one line (what ``warn_slow`` prints before a run)."""
-        kinds = "; ".join(f"{w.kind} ({w.rewrite})" for w in self.warnings)
-        return f"gestalt-nb: slow shape — {kinds}. See %%gcypher --explain for why."
-
-    def __repr__(self) -> str:
-        return self.text()
-
-    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
-        printer.text(self.text())
-
-    def _repr_html_(self) -> str:
-        e = html.escape
-        mode = "read-only" if self.read_only else f"writes: {e(', '.join(self.writes))} (needs --write)"
-        warnings = "".join(
-            f"<li><b>{e(w.kind)}</b>: {e(w.reason)}<br><i>Rewrite:</i> <code>{e(w.rewrite)}</code></li>" for w in self.warnings
-        )
-        warned = (
-            f"<div style='color:#8a4b00'><b>Warnings</b><ul>{warnings}</ul></div>"
-            if self.warnings
-            else "<div style='color:#2d6a2d'>No slow shapes found.</div>"
-        )
-        return (
-            "<div class='gestalt-plan'>"
-            f"<div><b>Plan on '{e(self.alias)}'</b> — not run; {e(mode)}; {e(self.limit_note)}.</div>"
-            + (f"<div><b>Rewritten</b>: {e(self.rewrite)}.</div>" if self.rewrite else "")
-            + f"<pre style='margin:4px 0'>{e(chr(10).join(self.tree))}</pre>{warned}"
-            f"<details><summary>Text that would run</summary><pre>{e(self.executed)}</pre></details></div>"
-        )
-
-
-# -- expressions back to text --------------------------------------------------------------------
-def expr(value: Any) -> str:
-    """A compact Cypher rendering of a planner expression (``…`` for what it does not know)."""
-    if isinstance(value, Variable):
-        return value.name
-    if isinstance(value, PropertyRef):
-        return f"{value.variable}.{value.property_name}"
-    if isinstance(value, Parameter):
-        return f"${value.name}"
-    if isinstance(value, str):
-        return repr(value)
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(expr(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {expr(v)}" for k, v in value.items()) + "}"
-    name = type(value).__name__
-    if isinstance(value, ComparisonExpression) or name in ("StringPredicate", "ArithmeticExpression"):
-        return f"{expr(value.left)} {value.operator} {expr(value.right)}"
-    if isinstance(value, AndExpression) or name in ("OrExpression", "XorExpression"):
-        joiner = {"AndExpression": " AND ", "OrExpression": " OR ", "XorExpression": " XOR "}[name]
-        return joiner.join(expr(item) for item in value.expressions)
-    if name == "NotExpression":
-        return f"NOT {expr(value.expression)}"
-    if name == "NullPredicate":
-        return f"{expr(value.expression)} IS {'NOT ' if value.negated else ''}NULL"
-    if name == "InExpression":
-        return f"{expr(value.left)} IN {expr(value.values)}"
-    if isinstance(value, FunctionCall):
-        inner = ", ".join("*" if type(a).__name__ == "Wildcard" else expr(a) for a in value.arguments)
-        return f"{value.name}({'DISTINCT ' if value.distinct else ''}{inner})"
-    if name == "ListExpression":
-        return "[" + ", ".join(expr(item) for item in value.items) + "]"
-    if name == "MapExpression":
-        return "{" + ", ".join(f"{k}: {expr(v)}" for k, v in value.items) + "}"
-    if isinstance(value, ShortestPathExpression):
-        return f"{'allShortestPaths' if value.all_paths else 'shortestPath'}({pattern_text(value.pattern)})"
-    return "…"
-
-
-def node_text(node: NodePattern) -> str:
-    labels = "".join(f":{label}" for label in node.labels) if node.label_expression is None else ":<label expression>"
-    props = ", ".join(f"{k}: {expr(v)}" for k, v in node.properties)
-    return f"({node.variable or ''}{labels}{' {' + props + '}' if props else ''})"
-
-
-def hop_text(hop: PatternHop) -> str:
-    types = ":" + "|".join(hop.edge_types) if hop.edge_types else ""
-    if (hop.min_length, hop.max_length) != (1, 1):
-        types += f"*{hop.min_length}..{'' if hop.max_length is None else hop.max_length}"
-    props = ", ".join(f"{k}: {expr(v)}" for k, v in hop.properties)
-    inner = f"{hop.rel_var or ''}{types}{' {' + props + '}' if props else ''}"
-    body = f"[{inner}]" if inner else ""
-    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}.get(hop.direction, ("-", "-"))
-    return f"{left}{body}{right}"
-
-
-def pattern_text(pattern: PathPatternClause) -> str:
-    text = node_text(pattern.source) + "".join(hop_text(hop) + node_text(hop.target) for hop in pattern.hops)
-    return f"{pattern.name} = {text}" if pattern.name else text
-
-
-def _equalities(variable: str | None, where: Any) -> list[tuple[str, Any]]:
-    if variable is None or where is None:
-        return []
-    items = where.expressions if isinstance(where, AndExpression) else (where,)
-    return [
-        (item.left.property_name, item.right)
-        for item in items
-        if isinstance(item, ComparisonExpression)
-        and item.operator == "="
-        and isinstance(item.left, PropertyRef)
-        and item.left.variable == variable
-    ]
-
-
-def _walk(value: Any):
-    """Every dataclass object inside a plan expression (depth first)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        yield value
-        for item in fields(value):
-            if item.name != "span":
-                yield from _walk(getattr(value, item.name))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _walk(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _walk(item)
 
 
 class _Explainer:
@@ -401,8 +227,8 @@ class _Explainer:
         if any(name == "id" for name, _ in node.properties):
             return "id lookup (one key read)", None
         inline = [(name, value) for name, value in node.properties if name != "id"]
-        equalities = inline + _equalities(node.variable, where)
-        seek = next((name for name, _ in equalities if name in self.indexed), None)
+        found = inline + property_equalities(node.variable, where)
+        seek = next((name for name, _ in found if name in self.indexed), None)
         label = node.labels[0] if node.labels and node.label_expression is None else None
         if seek is not None:
             if label is None:
@@ -422,7 +248,7 @@ class _Explainer:
             return "label-expression scan (reads each named label's index)", (None, None)
         count = self.size(label)
         where_text = f"label scan :{label} ({self.size_text(label)})" if label else f"all-nodes scan ({self.size_text(None)})"
-        unindexed = [name for name, _ in equalities]
+        unindexed = [name for name, _ in found]
         if unindexed:
             where_text += f"; equality on {', '.join(dict.fromkeys(unindexed))} checked per node (no property index)"
             if count is not None and count > LARGE:
@@ -463,7 +289,7 @@ class _Explainer:
     def shortest_in_expressions(self, op: Any) -> None:
         if isinstance(op, (MatchStep, OptionalMatchStep)):
             return
-        for item in _walk([getattr(op, name, ()) for name in ("expressions", "expression", "keys")]):
+        for item in walk([getattr(op, name, ()) for name in ("expressions", "expression", "keys")]):
             if isinstance(item, ShortestPathExpression):
                 for hop in item.pattern.hops:
                     if not hop.edge_types:

@@ -1,0 +1,115 @@
+"""GestaltDB's parsed Cypher (``gestaltdb.cypher_ast``) back as short text, for plan trees and warnings."""
+
+from __future__ import annotations
+
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from gestaltdb.cypher_ast import (
+    AndExpression,
+    ComparisonExpression,
+    FunctionCall,
+    NodePattern,
+    Parameter,
+    PathPatternClause,
+    PatternHop,
+    PropertyRef,
+    ShortestPathExpression,
+    Variable,
+)
+
+
+# -- expressions back to text --------------------------------------------------------------------
+def expr(value: Any) -> str:
+    """A compact Cypher rendering of a planner expression (``…`` for what it does not know)."""
+    if isinstance(value, Variable):
+        return value.name
+    if isinstance(value, PropertyRef):
+        return f"{value.variable}.{value.property_name}"
+    if isinstance(value, Parameter):
+        return f"${value.name}"
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(expr(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {expr(v)}" for k, v in value.items()) + "}"
+    name = type(value).__name__
+    if isinstance(value, ComparisonExpression) or name in ("StringPredicate", "ArithmeticExpression"):
+        return f"{expr(value.left)} {value.operator} {expr(value.right)}"
+    if isinstance(value, AndExpression) or name in ("OrExpression", "XorExpression"):
+        joiner = {"AndExpression": " AND ", "OrExpression": " OR ", "XorExpression": " XOR "}[name]
+        return joiner.join(expr(item) for item in value.expressions)
+    if name == "NotExpression":
+        return f"NOT {expr(value.expression)}"
+    if name == "NullPredicate":
+        return f"{expr(value.expression)} IS {'NOT ' if value.negated else ''}NULL"
+    if name == "InExpression":
+        return f"{expr(value.left)} IN {expr(value.values)}"
+    if isinstance(value, FunctionCall):
+        inner = ", ".join("*" if type(a).__name__ == "Wildcard" else expr(a) for a in value.arguments)
+        return f"{value.name}({'DISTINCT ' if value.distinct else ''}{inner})"
+    if name == "ListExpression":
+        return "[" + ", ".join(expr(item) for item in value.items) + "]"
+    if name == "MapExpression":
+        return "{" + ", ".join(f"{k}: {expr(v)}" for k, v in value.items) + "}"
+    if isinstance(value, ShortestPathExpression):
+        return f"{'allShortestPaths' if value.all_paths else 'shortestPath'}({pattern_text(value.pattern)})"
+    return "…"
+
+
+def node_text(node: NodePattern) -> str:
+    labels = "".join(f":{label}" for label in node.labels) if node.label_expression is None else ":<label expression>"
+    props = ", ".join(f"{k}: {expr(v)}" for k, v in node.properties)
+    return f"({node.variable or ''}{labels}{' {' + props + '}' if props else ''})"
+
+
+def hop_text(hop: PatternHop) -> str:
+    types = ":" + "|".join(hop.edge_types) if hop.edge_types else ""
+    if (hop.min_length, hop.max_length) != (1, 1):
+        types += f"*{hop.min_length}..{'' if hop.max_length is None else hop.max_length}"
+    props = ", ".join(f"{k}: {expr(v)}" for k, v in hop.properties)
+    inner = f"{hop.rel_var or ''}{types}{' {' + props + '}' if props else ''}"
+    body = f"[{inner}]" if inner else ""
+    left, right = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}.get(hop.direction, ("-", "-"))
+    return f"{left}{body}{right}"
+
+
+def pattern_text(pattern: PathPatternClause) -> str:
+    text = node_text(pattern.source) + "".join(hop_text(hop) + node_text(hop.target) for hop in pattern.hops)
+    return f"{pattern.name} = {text}" if pattern.name else text
+
+
+def property_equalities(variable: str | None, where: Any) -> list[tuple[str, Any]]:
+    if variable is None or where is None:
+        return []
+    items = where.expressions if isinstance(where, AndExpression) else (where,)
+    return [
+        (item.left.property_name, item.right)
+        for item in items
+        if isinstance(item, ComparisonExpression)
+        and item.operator == "="
+        and isinstance(item.left, PropertyRef)
+        and item.left.variable == variable
+    ]
+
+
+def walk(value: Any):
+    """Every dataclass object inside a plan expression (depth first)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        yield value
+        for item in fields(value):
+            if item.name != "span":
+                yield from walk(getattr(value, item.name))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from walk(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from walk(item)
