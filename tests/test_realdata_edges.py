@@ -64,7 +64,7 @@ def _types(edges):
 def test_query_subgraph_keeps_user_relationships_named_like_bookkeeping(colliding):
     result = gestalt_nb.query_subgraph(["widget"], max_hops=1)
     assert {n["id"] for n in result.nodes} == {"item1", "item2", "ns1", "t1"}
-    assert _types(result.edges) == USER_TYPES and len(result.edges) == 4 and not result.truncated
+    assert _types(result.edges) == USER_TYPES and len(result.edges) == 3 and not result.truncated
     # bookkeeping stays out: no source passage, no memory item, none of their edges
     alice = gestalt_nb.query_subgraph(["Alice Chen"], max_hops=1)
     labels = {label for n in alice.nodes for label in n.get("labels") or ()}
@@ -75,7 +75,8 @@ def test_query_subgraph_keeps_user_relationships_named_like_bookkeeping(collidin
 
 
 def test_every_view_shows_user_relationships_named_like_bookkeeping(shell, colliding):
-    from gestalt_nb.retrieval import parse_hop, retrieve
+    retrieval = _module("gestalt_nb.graph.retrieval", "gestalt_nb.retrieval")
+    parse_hop, retrieve = retrieval.parse_hop, retrieval.retrieve
 
     explorer_module = _module("gestalt_nb.graph.explorer", "gestalt_nb.explorer")
     query = "MATCH (a:Item)-[r:ABOUT|MENTIONS|IN_NAMESPACE]->(b) RETURN a, r, b"

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..graph import names
 from ..display import Shown
 from ..errors import GestaltError
-from ..graph.neighbourhood import internal_labels, internal_type, relationship_types
+from ..graph.neighbourhood import internal_labels, user_relationship_types
 from ..graph.subgraph import Subgraph
 
 TIMEOUT = 30.0
@@ -125,7 +125,7 @@ class Plan(Shown):
 # -- asking ---------------------------------------------------------------------------
 def schema_text(connection: Any) -> tuple[str, list[str]]:
     """The schema as the model sees it (bounded), and the exact list of non-internal relationship types."""
-    types = [kind for kind in relationship_types(connection.db) if not internal_type(kind)]
+    types = user_relationship_types(connection.db)
     schema = connection.graph.get_structured_schema
     labels = {label: [p["property"] for p in props if not p["property"].startswith("__")]
               for label, props in schema.get("node_props", {}).items() if not internal_labels([label])}

@@ -32,7 +32,10 @@ from ..display import Shown
 from ..errors import GestaltError
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
-#: Relationship types the adapter and gestalt-nb keep for themselves (besides any ``__``-prefixed one).
+#: Relationship types the adapter and the memory store write for their bookkeeping. A relationship of
+#: one of these types is bookkeeping only when one of its ends carries a bookkeeping label
+#: (``__LangChainSource__ -MENTIONS-> x``, ``__MemoryItem -ABOUT-> x``); between a person's own nodes
+#: it is their data and is walked, listed and drawn like any other type.
 INTERNAL_TYPES = frozenset({bookkeeping.MENTIONS}) | bookkeeping.MEMORY_TYPES
 #: Node labels kept internal besides any ``__``-prefixed one (``__LangChainSource__``, ``__Memory*``).
 INTERNAL_LABELS = bookkeeping.MEMORY_LABELS
@@ -42,11 +45,45 @@ MAX_HOPS = 6
 
 
 def internal_type(kind: str) -> bool:
-    return kind.startswith("__") or kind in INTERNAL_TYPES
+    """A type reserved whatever its ends are: ``__``-prefixed. (Bookkeeping names are told by their ends.)"""
+    return kind.startswith("__")
 
 
 def internal_labels(labels: Iterable[str]) -> bool:
     return any(label.startswith("__") or label in INTERNAL_LABELS for label in labels)
+
+
+def walk_order(types: Iterable[str]) -> list[str]:
+    """``types`` with the bookkeeping-named ones last, so their records are read after the rest."""
+    return sorted(types, key=lambda kind: (kind in INTERNAL_TYPES, kind))
+
+
+def user_relationship_types(db: Any) -> list[str]:
+    """The relationship types that join two of a person's own nodes (sorted).
+
+    Every type not ``__``-prefixed, except a bookkeeping-named one (``MENTIONS``, ``ABOUT``, ...) whose
+    every relationship touches a bookkeeping node. Checking such a type reads its relationships
+    through the type index until the first user one: O(bookkeeping relationships of that type) at worst.
+    """
+    internal: dict[str, bool] = {}
+
+    def bookkeeping_end(key: str) -> bool:
+        if key not in internal:
+            node = db.get_node(key.encode("utf-8"))
+            internal[key] = node is None or internal_labels(node.labels)
+        return internal[key]
+
+    def end(node: Any) -> str:
+        return node if isinstance(node, str) else node.get_id
+
+    def has_user_edge(kind: str) -> bool:
+        for edge_id in db.iter_edge_ids_by_type(kind):
+            edge = db.get_edge(edge_id)
+            if edge is not None and not bookkeeping_end(end(edge.source)) and not bookkeeping_end(end(edge.target)):
+                return True
+        return False
+
+    return [kind for kind in relationship_types(db) if not internal_type(kind) and (kind not in INTERNAL_TYPES or has_user_edge(kind))]
 
 
 def relationship_types(db: Any) -> list[str]:
@@ -212,7 +249,7 @@ def query_subgraph(
 
 def _walk_types(db: Any, relations: list[str] | None, include_internal: bool, filtered: bool, notes: list[str]) -> list[str]:
     """The types the walk follows: every (non-internal) type in the graph, or only ``relations`` when filtering while walking."""
-    all_types = [kind for kind in relationship_types(db) if include_internal or not internal_type(kind)]
+    all_types = walk_order(kind for kind in relationship_types(db) if include_internal or not internal_type(kind))
     if relations is not None:
         unknown = [kind for kind in relations if kind not in all_types]
         if unknown:
@@ -339,6 +376,10 @@ class _Walk:
                 read = 0
                 for kind in types:
                     for record in self.db.iter_typed_adjacency(node_id, kind, "any"):
+                        neighbour = self.db.key_to_string(record["neighbor_id"])
+                        known = neighbour in self.hop
+                        if not known and self._node(neighbour) is None:
+                            continue  # a bookkeeping node (a source, a memory): not the person's adjacency, not counted
                         if read >= self.max_fanout:
                             self.cut(f"max_fanout ({self.max_fanout:,}) reached at some nodes: part of their adjacency was not read.")
                             break
@@ -350,8 +391,6 @@ class _Walk:
                             raw = self.edge(edge_id)
                             if raw is None or not edge_filter(raw):
                                 continue
-                        neighbour = self.db.key_to_string(record["neighbor_id"])
-                        known = neighbour in self.hop
                         if not self.collect(neighbour, hop):
                             continue
                         if not known:

@@ -25,7 +25,7 @@ from ..display import Shown
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
-from ..graph.bookkeeping import MENTIONS
+from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from .resolution import ALIASES, Resolver, normalise
 
 MAX_CONTEXT_CHARS = 6000
@@ -112,13 +112,19 @@ def _label(raw: dict[str, Any]) -> str:
 def _passages(db: Any, node_ids: list[str], *, max_fanout: int) -> tuple[list[tuple[str, list[str]]], bool]:
     """Source ids that mention the nodes, most-mentioning first, each with the nodes it mentions; and whether fanout cut."""
     mentions: dict[str, list[str]] = {}
+    is_source: dict[str, bool] = {}  # a person's own node that MENTIONS another is not a passage
     cut = False
     for node_id in node_ids:
         for read, record in enumerate(db.iter_typed_adjacency(node_id, MENTIONS, "in")):
             if read >= max_fanout:
                 cut = True
                 break
-            mentions.setdefault(db.key_to_string(record["source_id"]), []).append(node_id)
+            source = db.key_to_string(record["source_id"])
+            if source not in is_source:
+                node = db.get_node(record["source_id"])
+                is_source[source] = node is not None and SOURCE_LABEL in node.labels
+            if is_source[source]:
+                mentions.setdefault(source, []).append(node_id)
     ordered = sorted(mentions.items(), key=lambda item: -len(item[1]))  # stable: first seen wins ties
     return ordered, cut
 
