@@ -135,7 +135,7 @@ class _Run:
     def stop(self, kind: str) -> None:
         """Raise a stop in the query's thread (again, if one sent earlier was swallowed)."""
         with self.lock:
-            if self.state == "finished":
+            if self.state in ("finished", "stopped"):
                 return
             self.kind = self.kind or kind
             self.state, self.sent = "stopping", time.monotonic()
@@ -144,11 +144,18 @@ class _Run:
     def finish(self) -> bool:
         """Mark the read finished (from its own thread); True if a stop had been sent."""
         with self.lock:
-            stopped = self.state == "stopping"
+            stopped = self.state in ("stopping", "stopped")
             if stopped:
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident), None)
             self.state = "finished"
             return stopped
+
+    def caught(self) -> None:
+        """Our own code caught a stop: it was delivered, so the watchdog sends no more (a stop resent
+        while a large result is being freed would otherwise land after the read has returned)."""
+        with self.lock:
+            if self.state == "stopping":
+                self.state = "stopped"
 
 
 class _Watchdog:
@@ -219,16 +226,18 @@ def _quiet_stops(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return hook_without_stops
 
 
-def _attempt(work: Callable[[], T]) -> tuple[bool, Any]:
+def _attempt(run: _Run, work: Callable[[], T]) -> tuple[bool, Any]:
     """(True, value), (False, exception) or (False, None) when stopped — whatever lands where."""
     try:
         try:
             return True, work()
         except _Stop:
+            run.caught()
             return False, None
         except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
             return False, exc
     except _Stop:  # a second stop, landing while the first outcome was being recorded
+        run.caught()
         return False, None
 
 
@@ -248,20 +257,38 @@ def _finished(run: _Run, outcome: tuple[bool, Any]) -> tuple[bool, Any]:
             outcome = (False, None) if outcome[0] else outcome
 
 
+def _guarded(run: _Run, work: Callable[[], T]) -> tuple[bool, Any]:
+    """Register ``run``, attempt ``work`` and finish the run; a stop may land at any line here."""
+    outcome: tuple[bool, Any] = (False, None)
+    try:
+        _WATCHDOG.add(run)
+        outcome = _attempt(run, work)
+    except _Stop:  # landed between registering and attempting, or as _attempt returned
+        run.caught()
+        outcome = (False, None)
+    except KeyboardInterrupt as exc:
+        outcome = (False, exc)
+    return _finished(run, outcome)
+
+
 def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query") -> tuple[T, Usage]:
     """Run ``work()`` on this thread within ``budget``; return its value and what it used.
 
     Raises :class:`BudgetExceeded` (the watchdog stopped it), :class:`QueryInterrupted` (a kernel
-    interrupt stopped it), or whatever ``work`` raised. Nothing of the read keeps running.
+    interrupt stopped it), or whatever ``work`` raised. Nothing of the read keeps running, and a stop
+    never surfaces as anything but :class:`BudgetExceeded`, wherever it lands: a stop can arrive late
+    (sent while the engine frees a large result with the GIL released, it fires at the next bytecode),
+    so every line from registering the run to finishing it is inside a handler.
     """
     if not getattr(sys.unraisablehook, "gestalt_quiet", False):
         sys.unraisablehook = _quiet_stops(sys.unraisablehook)
     run = _Run(budget)
-    _WATCHDOG.add(run)
     try:
-        ok, value = _finished(run, _attempt(work))
-    finally:
-        _WATCHDOG.remove(run)
+        ok, value = _guarded(run, work)
+    except _Stop:  # landed as _guarded was entered or returned: finish the run here
+        run.caught()
+        ok, value = _finished(run, (False, None))
+    _WATCHDOG.remove(run)  # finished: no stop is sent to it any more
     usage = Usage(time.monotonic() - run.started, max(run.peak, resident() - run.baseline))
     if ok:
         return value, usage
