@@ -119,6 +119,18 @@ class Connection:
 
         return shortest_path(self, a, b, **options)
 
+    def load_nodes(self, df: Any, **options: Any):
+        """Load a DataFrame of nodes; see :func:`gestalt_nb.data.loading.load_nodes`."""
+        from .data import loading
+
+        return loading.load_nodes(self, df, **options)
+
+    def load_edges(self, df: Any, **options: Any):
+        """Load a DataFrame of relationships; see :func:`gestalt_nb.data.loading.load_edges`."""
+        from .data import loading
+
+        return loading.load_edges(self, df, **options)
+
     def from_networkx(self, G: Any, **options: Any):
         """Load a networkx graph here; see :func:`gestalt_nb.data.networkx_io.from_networkx`."""
         from .data.networkx_io import from_networkx
@@ -251,6 +263,32 @@ def _storage_error(exc: Exception, path: Path, doing: str) -> Exception:
     return GestaltError(message) if message else exc
 
 
+def _open_error(exc: Exception, path: Path) -> Exception:
+    """One line for a database that cannot be opened: a storage problem as such, damage as damage."""
+    error = _storage_error(exc, path, f"open the database at {path}")
+    if isinstance(error, GestaltError):
+        return error
+    part = "its manifest (gestaltdb_manifest.json) is not readable" if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(type(exc).__mro__) else "its data files are not a readable database"
+    return GestaltError(
+        f"Cannot open {path}: it is not a GestaltDB database or its files are damaged ({part}). "
+        "Nothing was changed; open a backup copy, or create a new database with %gestalt create."
+    )
+
+
+def _index_names_once(connection: Connection) -> None:
+    """Build the case-insensitive name index of a writable database opened without it (once, one transaction)."""
+    import os
+
+    from .graph.names import has_index
+
+    db = connection.db
+    if has_index(db) or connection.path is None or not os.access(connection.path, os.W_OK):
+        return
+    print(f"Building the case-insensitive name index of '{connection.alias}' (once; one transaction)…", flush=True)
+    changed = connection.index_names()
+    print(f"Name index built: {changed:,} nodes keyed.", flush=True)
+
+
 def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:
     manifest = json.loads((path / MANIFEST_FILENAME).read_text(encoding="utf-8"))
     if (manifest.get("backend") or {}).get("name") == "lmdb":
@@ -324,14 +362,16 @@ class Registry:
                 f"No GestaltDB database at {resolved}. Create one with %gestalt create {path}."
             )
         size = parse_size(map_size if map_size is not None else settings.map_size)
-        options = _lmdb_options(resolved, size)
         try:
             GraphDB, GestaltDBGraph = _stack()
+            options = _lmdb_options(resolved, size)
             graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
         except Exception as exc:
-            raise _storage_error(exc, resolved, f"open the database at {resolved}") from exc
+            raise _open_error(exc, resolved) from None
         name = self._free_alias(alias, resolved.name)
-        return self._add(Connection(name, graph, True, resolved, size if options else None))
+        connection = self._add(Connection(name, graph, True, resolved, size if options else None))
+        _index_names_once(connection)
+        return connection
 
     def create(
         self,
@@ -360,7 +400,7 @@ class Registry:
                 backend=backend,
                 serializer="json",
                 backend_options=options,
-                indexed_node_properties=indexed_node_properties,
+                indexed_node_properties=list(dict.fromkeys([*(indexed_node_properties or []), "__name_lc"])),  # graph.names.NAME_KEY
             )
         except (ValueError, ImportError, ModuleNotFoundError) as exc:
             raise GestaltError(f"Cannot create a '{backend}' database: {exc}") from exc

@@ -340,6 +340,8 @@ def run(
     either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
     it. ``budget`` passes both at once (agent tools do).
     """
+    if write is not True and write is not False:
+        raise GestaltError(f"write must be True or False, not {write!r}; pass write=True to allow this query to write. Nothing was run.")
     row_limit = settings.row_limit if limit is None else limit
     if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
         raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
@@ -371,7 +373,10 @@ def run(
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
         raise _failure(exc, params, connection) from exc
     elapsed = time.perf_counter() - started
-    if prepared.writes: connection.feed.publish("cypher", None, exact=False)  # noqa: E701
+    subgraph = from_records(records[:row_limit], title=_title(query), fetch=connection.nodes)
+    if prepared.writes:
+        _rekey_written(connection, subgraph)
+        connection.feed.publish("cypher", None, exact=False)
     truncated = len(records) > row_limit
     notes = _notes(prepared, row_limit, truncated)
     if rewritten:
@@ -395,11 +400,24 @@ def run(
         executed=rewrite.text if rewrite else prepared.text,
         notes=notes,
         rewrite=rewrite.sentence() if rewrite else None,
-        subgraph=from_records(records, title=_title(query), fetch=connection.nodes),
+        subgraph=subgraph,
         budget=None if prepared.writes else budget,
         memory_used=usage.memory_peak if usage else None,
         work_bound=_work_bound(prepared, budget, row_limit),
     )
+
+
+def _rekey_written(connection: Connection, subgraph: Any) -> None:
+    """Keep the name index for the nodes a write returned (CREATE, MERGE, SET of ``name``), so a name
+    written in one cell resolves in the next; reads only those nodes."""
+    from ..graph import names
+
+    db = connection.db
+    if not names.has_index(db):
+        return
+    if subgraph.nodes:
+        with db.transaction() as tx:
+            names.rekey(tx, list(subgraph.nodes))
 
 
 def cell_budget(timeout: float | None = None, memory_limit: int | str | None = None) -> Budget:

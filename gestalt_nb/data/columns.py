@@ -85,7 +85,38 @@ def _where(position: int, index: Any, column: str) -> str:
     return f"{shown}, column '{column}'"
 
 
+def _flat_frame(df: Any) -> None:
+    """A pandas DataFrame with one level of column names and a plain index, or one line saying what to do."""
+    if not isinstance(df, pd.DataFrame):
+        raise GestaltError(
+            f"Loading takes a pandas DataFrame, not a {type(df).__name__}; wrap it first, e.g. pd.DataFrame(rows). Nothing was written."
+        )
+    if isinstance(df.columns, pd.MultiIndex):
+        raise GestaltError(
+            "Loading takes a DataFrame with one level of column names; this one has a MultiIndex of columns. Flatten it first, "
+            "e.g. df.columns = ['_'.join(map(str, c)) for c in df.columns]. Nothing was written."
+        )
+    if isinstance(df.index, pd.MultiIndex):
+        raise GestaltError(
+            f"Loading takes a DataFrame with a plain index; this one has a MultiIndex ({', '.join(map(str, df.index.names))}). "
+            "Turn its levels into columns first with df.reset_index(). Nothing was written."
+        )
+
+
+def _text(value: str, where: str) -> str:
+    """``value`` if it is storable text; a lone surrogate (half of a broken character) is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise GestaltError(
+            f"{where}: the text {value[:40]!r} holds a lone surrogate ({value[exc.start]!r}), which cannot be stored; "
+            "fix the decoding it came from (e.g. read the file with encoding='utf-8', errors='replace'). Nothing was written."
+        ) from None
+    return value
+
+
 def _columns(df: Any, wanted: dict[str, str | None]) -> None:
+    _flat_frame(df)
     missing = [f"{option}={name!r}" for option, name in wanted.items() if name is not None and name not in df.columns]
     if missing:
         raise GestaltError(f"No such column: {', '.join(missing)}. The frame has: {', '.join(map(str, df.columns))}.")
@@ -108,7 +139,7 @@ def _id(value: Any, where: str) -> str:
         value = int(value)  # integer ids in a float column (NaN elsewhere made pandas upcast)
     if not isinstance(value, (str, int)) or isinstance(value, bool):
         raise GestaltError(f"{where}: ids must be strings or integers, not {type(value).__name__}. Nothing was written.")
-    return entity_id(value)
+    return entity_id(_text(value, where) if isinstance(value, str) else value)
 
 
 def _first(mask: Any) -> int:
@@ -181,6 +212,13 @@ def _converted_columns(df: Any, columns: list[str], warn: list[str]) -> tuple[li
                     item = convert(value)
                 except TypeError as exc:
                     raise GestaltError(f"{_where(position, df.index[position], column)}: {exc}. Nothing was written.") from None
+                except RecursionError:
+                    raise GestaltError(
+                        f"{_where(position, df.index[position], column)}: the value refers to itself (a dict or list that "
+                        "contains itself, directly or deeper), which cannot be stored; break the cycle first. Nothing was written."
+                    ) from None
+                if isinstance(item, str):
+                    _text(item, _where(position, df.index[position], column))
                 any_missing = any_missing or item is ABSENT
                 out.append(item)
             converted.append(out)
@@ -217,6 +255,8 @@ def _ids(df: Any, column: str, warn: list[str] | None = None) -> list[str]:
     if pd.api.types.infer_dtype(series, skipna=False) == "string":
         bad = (series == "") | series.str.startswith("__lc_")
         if not bad.any():
+            for position, value in enumerate(values):
+                _text(value, _where(position, df.index[position], column))
             return values  # the common case, same answer as entity_id
     ids = [_id(value, _where(position, df.index[position], column)) for position, value in enumerate(values)]
     if warn is not None and pd.api.types.infer_dtype(series, skipna=False) == "mixed-integer":

@@ -22,6 +22,7 @@ from gestaltdb.graphdb import Edge, Node
 from langchain_gestaltdb import GestaltDBGraph
 
 from ..errors import GestaltError, storage_problem
+from ..graph.names import rekey
 from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
 from .writes import _existing, _warn, _write
 
@@ -42,6 +43,8 @@ class LoadResult:
     #: Rows merged into an earlier row's node or relationship (same id; for relationships without ids, same
     #: source, type and target): rows = created + updated + unchanged + merged.
     merged: int = 0
+    #: The notes that were also raised as a GestaltWarning (shown once, when the load ran).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def rows_per_second(self) -> float:
@@ -51,7 +54,8 @@ class LoadResult:
         return (
             f"<LoadResult {self.kind}: {self.rows:,} rows → {self.created:,} created, {self.updated:,} updated, "
             f"{self.unchanged:,} unchanged{f', {self.merged:,} merged' if self.merged else ''} in {self.seconds:.2f} s ({self.rows_per_second:,.0f} rows/s)>"
-            + "".join(f"\n  note: {note}" for note in self.notes)
+            + "".join(f"\n  note: {note}" for note in self.notes if note not in self.warnings)
+            + (f"\n  {len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''} shown when it ran (all in .notes)" if self.warnings else "")
         )
 
 
@@ -89,7 +93,7 @@ def load_nodes(
     writes, updated, unchanged = _nodes_against_stored(connection.db, nodes)
     _write(connection, [("put_nodes", writes, None)], len(writes), "nodes")
     _warn(warn)
-    return LoadResult("nodes", len(df), len(writes) - updated, updated, unchanged, time.perf_counter() - started, [*notes, *warn], merged)
+    return LoadResult("nodes", len(df), len(writes) - updated, updated, unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
 
 
 def _integer_ids(ids: list[str], id: str, keep_id: bool | None, columns: list[str]) -> tuple[list[str], list[str]]:
@@ -233,7 +237,7 @@ def load_edges(
     new, changed, unchanged = _against_stored(db, edges, directed)
     _write(connection, [("put_edges_bulk", new, False), ("put_edges_bulk", changed, True)], len(new) + len(changed), "relationships")
     _warn(warn)
-    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn, merged)
+    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn, merged, list(warn))
 
 
 def _given_ids(df: Any, id: str | None, id_prefix: str | None) -> list[str] | None:
@@ -358,6 +362,7 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
     try:
         with db.transaction() as tx:
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
+            rekey(tx, (str(node.id) for document in documents for node in getattr(document, "nodes", None) or ()))
     except Exception as exc:
         storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc

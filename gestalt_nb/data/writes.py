@@ -140,6 +140,17 @@ def _existing(db: Any, keys: list[bytes], kind: str) -> dict[bytes, bytes]:
     return found
 
 
+def _caller_level() -> int:
+    """The stacklevel of the first frame outside gestalt_nb, so a warning shows the person's own line."""
+    import os
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def _warn(messages: list[str]) -> None:
     for message in messages:
-        warnings.warn(message, GestaltWarning, stacklevel=3)
+        warnings.warn(message, GestaltWarning, stacklevel=_caller_level())

@@ -1,11 +1,13 @@
 """Case-insensitive name lookup: a lower-cased copy of ``name`` in ``__name_lc``, with a property index.
 
-gestalt-nb's writers (the demo graph, loading) call :func:`keyed` on each batch of nodes inside
-their transaction, so the key is written with the node and indexed by the same commit. A graph
-without the index gets one, backfilled in one transaction, from :func:`index_names`. Writes that
-bypass gestalt-nb (another process, a raw ``GraphDB``) do not maintain the key; neither do
-``%%gcypher --write`` queries (re-run ``index_names`` after such writes). Names whose key would
-pass GestaltDB's 511-byte index-key limit get no key.
+Every database gestalt-nb creates has the index, and opening a writable one without it builds it
+once (:func:`index_names`, one transaction). gestalt-nb's writers (the demo graph, loading) call
+:func:`keyed` on each batch of nodes inside their transaction, so the key is written with the node
+and indexed by the same commit; ``load_graph_documents`` and ``%%gcypher --write`` re-key the nodes
+they wrote (a Cypher write: the nodes its ``RETURN`` names) with :func:`rekey`, without a scan.
+Writes that bypass gestalt-nb (another process, a raw ``GraphDB``), and Cypher writes that do not
+return the node they named, do not maintain the key (``connection.index_names()`` backfills).
+Names whose key would pass GestaltDB's 511-byte index-key limit get no key.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ def name_key(value: Any) -> str | None:
     if not isinstance(value, str) or not value.strip():
         return None
     key = " ".join(value.split()).casefold()
-    return key if len(key.encode("utf-8")) <= MAX_KEY_BYTES else None
+    try:
+        return key if len(key.encode("utf-8")) <= MAX_KEY_BYTES else None
+    except UnicodeEncodeError:  # a lone surrogate: not storable text, so not a key
+        return None
 
 
 def has_index(db: Any) -> bool:
@@ -54,6 +59,24 @@ def _with_key(node: Node) -> Node:
     if key is not None:
         properties[NAME_KEY] = key
     return Node(node.get_id, labels=list(node.labels), properties=properties)
+
+
+def rekey(db: Any, node_ids: Iterable[str]) -> int:
+    """Set (or clear) the key of these nodes from their current ``name``; how many changed.
+
+    Reads only the nodes named (no scan); call it inside the writer's transaction, or right after a
+    write that could not key its nodes itself (a Cypher write, the adapter's graph documents).
+    """
+    if not has_index(db):
+        return 0
+    changed = []
+    for node_id in dict.fromkeys(node_ids):
+        node = db.get_node(str(node_id).encode("utf-8"))
+        if node is not None and (keyed_node := _with_key(node)) is not node:
+            changed.append(keyed_node)
+    for offset in range(0, len(changed), BATCH):
+        db.put_nodes(changed[offset : offset + BATCH])
+    return len(changed)
 
 
 def _all_nodes(db: Any) -> Iterable[Node]:

@@ -136,8 +136,26 @@ def render(subgraph: Subgraph, options: Settings | None = None, *, connection: C
 def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> str:
     """The caption property, else the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
     value = properties.get(caption_property)
+    if value is None and node_id.startswith(SOURCE_PREFIX):
+        value = _source_caption(properties)
     if value is None:
         from ..graph.ids import shown
 
         return str(shown(node_id))
     return str(value)
+
+
+#: The adapter's source passages are keyed by a hash; they are captioned by their document id or text.
+SOURCE_PREFIX = "__lc_source__:"
+SOURCE_CAPTION_CHARS = 40
+
+
+def _source_caption(properties: dict[str, Any]) -> str | None:
+    document = properties.get("document_id")
+    if isinstance(document, str) and document.strip():
+        return document[:SOURCE_CAPTION_CHARS]
+    text = properties.get("page_content")
+    if isinstance(text, str) and text.strip():
+        text = " ".join(text.split())
+        return text if len(text) <= SOURCE_CAPTION_CHARS else text[: SOURCE_CAPTION_CHARS - 1] + "…"
+    return None
