@@ -164,31 +164,30 @@ def test_opening_a_writable_database_without_the_index_builds_it_once(shell, tmp
 @pytest.mark.parametrize("where", ["_finished", "_attempt", "finish"])
 def test_a_stop_landing_as_the_read_hands_back_is_the_budgets_message(monkeypatch, where):
     """Finding 8: a stop that lands after the read returned (resent while a 2 GiB result is freed, it
-    fires at the next bytecode) leaked as the bare internal ``_Stop``, not caught by ``except
-    Exception``. A trace hook lands one exactly as ``where`` is entered (the watchdog could send one
-    then: the run is registered and not finished), deterministically."""
-    import sys
-
+    fires at the next bytecode: the entry of the next function) leaked as the bare internal ``_Stop``,
+    not caught by ``except Exception``. Land one exactly as ``where`` is entered, while the watchdog
+    could still send one (the run is registered and not finished), deterministically."""
     budget = _module("gestalt_nb.cypher.budget", "gestalt_nb.budget")
     monkeypatch.setattr(budget, "release", lambda: None)  # a full gc per stop: slow, and not what is tested
+    owner = budget._Run if where == "finish" else budget
+    original = getattr(owner, where)
     sent = []
 
-    def tracer(frame, event, arg):
-        if event == "call" and frame.f_code.co_name == where and frame.f_code.co_filename == budget.__file__ and not sent:
-            runs = [r for r in budget._WATCHDOG.current() if r.ident == threading.get_ident()]
-            if runs and runs[0].state != "finished":
-                runs[0].kind, runs[0].state = "memory", "stopping"
-                sent.append(where)
-                raise budget._Stop
-        return None
+    def entered(*args, **kwargs):
+        runs = [r for r in budget._WATCHDOG.current() if r.ident == threading.get_ident()]
+        if not sent and runs and runs[0].state != "finished":
+            runs[0].kind, runs[0].state = "memory", "stopping"
+            sent.append(where)
+            raise budget._Stop
+        return original(*args, **kwargs)
 
-    sys.settrace(tracer)
+    monkeypatch.setattr(owner, where, entered)
     try:
         outcome = budget.run_within(lambda: sum(range(10)), budget.Budget(timeout=30, memory=2 << 30))
     except BaseException as exc:  # noqa: BLE001 - what the test is for
         outcome = exc
     finally:
-        sys.settrace(None)
+        monkeypatch.setattr(owner, where, original)
         for leaked in [r for r in budget._WATCHDOG.current() if r.ident == threading.get_ident()]:
             leaked.finish()  # the old code left the run registered: keep the watchdog off this thread
             budget._WATCHDOG.remove(leaked)
