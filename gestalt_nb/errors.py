@@ -47,6 +47,17 @@ class GestaltWarning(UserWarning):
     """Something was done as asked but may not be what was meant (mixed types, reversed duplicates)."""
 
 
+def damaged_database(exc: BaseException, path: object) -> str:
+    """The one line for a directory that is not a readable GestaltDB database (a garbled manifest, a
+    corrupt or foreign LMDB file), in place of the library's own exception."""
+    manifest = isinstance(exc, ValueError) and "JSON" in "".join(kind.__name__ for kind in type(exc).__mro__)
+    part = "its manifest (gestaltdb_manifest.json) is not readable" if manifest else "its data files are not a readable database"
+    return (
+        f"Cannot open {path}: it is not a GestaltDB database or its files are damaged ({part}). "
+        "Nothing was changed; open a backup copy, or create a new database with %gestalt create."
+    )
+
+
 def storage_problem(exc: BaseException, path: object, doing: str) -> str | None:
     """A clear message when ``exc`` means the disk holding ``path`` is full or cannot be written.
 

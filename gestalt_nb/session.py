@@ -121,15 +121,13 @@ class Connection:
 
     def load_nodes(self, df: Any, **options: Any):
         """Load a DataFrame of nodes; see :func:`gestalt_nb.data.loading.load_nodes`."""
-        from .data import loading
-
-        return loading.load_nodes(self, df, **options)
+        from .data.loading import load_nodes
+        return load_nodes(self, df, **options)
 
     def load_edges(self, df: Any, **options: Any):
         """Load a DataFrame of relationships; see :func:`gestalt_nb.data.loading.load_edges`."""
-        from .data import loading
-
-        return loading.load_edges(self, df, **options)
+        from .data.loading import load_edges
+        return load_edges(self, df, **options)
 
     def from_networkx(self, G: Any, **options: Any):
         """Load a networkx graph here; see :func:`gestalt_nb.data.networkx_io.from_networkx`."""
@@ -256,37 +254,11 @@ def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
     return [normalize(entity) for entity in found if entity is not None]
 
 
-def _storage_error(exc: Exception, path: Path, doing: str) -> Exception:
-    from .errors import storage_problem
+def _storage_error(exc: Exception, path: Path, doing: str, *, damaged: bool = False) -> Exception:
+    from .errors import damaged_database, storage_problem
 
-    message = storage_problem(exc, path, doing)
+    message = storage_problem(exc, path, doing) or (damaged_database(exc, path) if damaged else None)
     return GestaltError(message) if message else exc
-
-
-def _open_error(exc: Exception, path: Path) -> Exception:
-    """One line for a database that cannot be opened: a storage problem as such, damage as damage."""
-    error = _storage_error(exc, path, f"open the database at {path}")
-    if isinstance(error, GestaltError):
-        return error
-    part = "its manifest (gestaltdb_manifest.json) is not readable" if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(type(exc).__mro__) else "its data files are not a readable database"
-    return GestaltError(
-        f"Cannot open {path}: it is not a GestaltDB database or its files are damaged ({part}). "
-        "Nothing was changed; open a backup copy, or create a new database with %gestalt create."
-    )
-
-
-def _index_names_once(connection: Connection) -> None:
-    """Build the case-insensitive name index of a writable database opened without it (once, one transaction)."""
-    import os
-
-    from .graph.names import has_index
-
-    db = connection.db
-    if has_index(db) or connection.path is None or not os.access(connection.path, os.W_OK):
-        return
-    print(f"Building the case-insensitive name index of '{connection.alias}' (once; one transaction)…", flush=True)
-    changed = connection.index_names()
-    print(f"Name index built: {changed:,} nodes keyed.", flush=True)
 
 
 def _lmdb_options(path: Path, map_size: int) -> dict[str, Any] | None:
@@ -367,11 +339,10 @@ class Registry:
             options = _lmdb_options(resolved, size)
             graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
         except Exception as exc:
-            raise _open_error(exc, resolved) from None
+            raise _storage_error(exc, resolved, f"open the database at {resolved}", damaged=True) from None
         name = self._free_alias(alias, resolved.name)
-        connection = self._add(Connection(name, graph, True, resolved, size if options else None))
-        _index_names_once(connection)
-        return connection
+        from .graph.names import ensure_index  # deferred: it imports gestaltdb
+        return ensure_index(self._add(Connection(name, graph, True, resolved, size if options else None)))
 
     def create(
         self,

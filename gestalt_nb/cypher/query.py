@@ -340,8 +340,7 @@ def run(
     either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
     it. ``budget`` passes both at once (agent tools do).
     """
-    if write is not True and write is not False:
-        raise GestaltError(f"write must be True or False, not {write!r}; pass write=True to allow this query to write. Nothing was run.")
+    _check_write_flag(write)
     row_limit = settings.row_limit if limit is None else limit
     if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
         raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
@@ -405,6 +404,12 @@ def run(
         memory_used=usage.memory_peak if usage else None,
         work_bound=_work_bound(prepared, budget, row_limit),
     )
+
+
+def _check_write_flag(write: Any) -> None:
+    """``write`` is True or False itself: "no", 1 or None would otherwise opt in (or out) by truthiness."""
+    if write is not True and write is not False:
+        raise GestaltError(f"write must be True or False, not {write!r}; pass write=True to allow this query to write. Nothing was run.")
 
 
 def _rekey_written(connection: Connection, subgraph: Any) -> None:

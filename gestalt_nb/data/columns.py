@@ -85,6 +85,10 @@ def _where(position: int, index: Any, column: str) -> str:
     return f"{shown}, column '{column}'"
 
 
+SELF_REFERENCE = ("the value refers to itself (a dict or list that contains itself, directly or deeper), which "
+                  "cannot be stored; break the cycle first. Nothing was written.")
+
+
 def _flat_frame(df: Any) -> None:
     """A pandas DataFrame with one level of column names and a plain index, or one line saying what to do."""
     if not isinstance(df, pd.DataFrame):
@@ -213,10 +217,7 @@ def _converted_columns(df: Any, columns: list[str], warn: list[str]) -> tuple[li
                 except TypeError as exc:
                     raise GestaltError(f"{_where(position, df.index[position], column)}: {exc}. Nothing was written.") from None
                 except RecursionError:
-                    raise GestaltError(
-                        f"{_where(position, df.index[position], column)}: the value refers to itself (a dict or list that "
-                        "contains itself, directly or deeper), which cannot be stored; break the cycle first. Nothing was written."
-                    ) from None
+                    raise GestaltError(f"{_where(position, df.index[position], column)}: {SELF_REFERENCE}") from None
                 if isinstance(item, str):
                     _text(item, _where(position, df.index[position], column))
                 any_missing = any_missing or item is ABSENT

@@ -106,6 +106,18 @@ def index_names(connection: Any) -> int:
     return len(changed)
 
 
+def ensure_index(connection: Any) -> Any:
+    """Build the index of a writable database opened without it (once, one transaction, saying so); the connection."""
+    import os
+
+    if has_index(connection.db) or connection.path is None or not os.access(connection.path, os.W_OK):
+        return connection
+    print(f"Building the case-insensitive name index of '{connection.alias}' (once; one transaction)…", flush=True)
+    changed = connection.index_names()
+    print(f"Name index built: {changed:,} nodes keyed.", flush=True)
+    return connection
+
+
 def lookup(db: Any, name: str, *, limit: int) -> list[str]:
     """Ids of nodes whose name equals ``name`` case-insensitively (at most ``limit``), through the index."""
     key = name_key(name)
