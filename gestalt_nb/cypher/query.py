@@ -40,6 +40,7 @@ from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 from langchain_gestaltdb import ReadOnlyQueryError
 
+from ..graph import names
 from ..graph import ids
 from ..options import parse_bytes
 from .budget import Budget, over_budget_up_front, run_within
@@ -374,7 +375,7 @@ def run(
     elapsed = time.perf_counter() - started
     subgraph = from_records(records[:row_limit], title=_title(query), fetch=connection.nodes)
     if prepared.writes:
-        _rekey_written(connection, subgraph)
+        names.rekey_written(connection.db, subgraph.nodes)  # a name written here resolves in the next cell
         connection.feed.publish("cypher", None, exact=False)
     truncated = len(records) > row_limit
     notes = _notes(prepared, row_limit, truncated)
@@ -410,19 +411,6 @@ def _check_write_flag(write: Any) -> None:
     """``write`` is True or False itself: "no", 1 or None would otherwise opt in (or out) by truthiness."""
     if write is not True and write is not False:
         raise GestaltError(f"write must be True or False, not {write!r}; pass write=True to allow this query to write. Nothing was run.")
-
-
-def _rekey_written(connection: Connection, subgraph: Any) -> None:
-    """Keep the name index for the nodes a write returned (CREATE, MERGE, SET of ``name``), so a name
-    written in one cell resolves in the next; reads only those nodes."""
-    from ..graph import names
-
-    db = connection.db
-    if not names.has_index(db):
-        return
-    if subgraph.nodes:
-        with db.transaction() as tx:
-            names.rekey(tx, list(subgraph.nodes))
 
 
 def cell_budget(timeout: float | None = None, memory_limit: int | str | None = None) -> Budget:

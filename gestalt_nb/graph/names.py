@@ -79,6 +79,15 @@ def rekey(db: Any, node_ids: Iterable[str]) -> int:
     return len(changed)
 
 
+def rekey_written(db: Any, node_ids: Iterable[str]) -> int:
+    """After a Cypher write: re-key the nodes it returned (CREATE, MERGE, SET of ``name``) in one transaction."""
+    node_ids = list(node_ids)
+    if not node_ids or not has_index(db):
+        return 0
+    with db.transaction() as tx:
+        return rekey(tx, node_ids)
+
+
 def _all_nodes(db: Any) -> Iterable[Node]:
     keys: list[bytes] = []
     for key in db.get_node_keys_generator():
