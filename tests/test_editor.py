@@ -20,7 +20,7 @@ from gestalt_nb.canvas import bundle
 from gestalt_nb.cypher.format import format_cell, format_query, tokens
 from gestalt_nb.cypher.lint import answer, cell_query, hover, lint_cell, lint_query
 from gestalt_nb.magics.cypher_args import split_line
-from gestalt_nb.cypher.query import prepare
+from gestalt_nb.cypher.prepare import prepare
 from gestalt_nb.cypher.explain import explain
 from gestalt_nb.session import REGISTRY
 

@@ -61,7 +61,7 @@ class FeedCallback(BaseCallbackHandler):
 
 def _writes(query: Any) -> bool:
     from ..errors import GestaltError
-    from ..cypher.query import prepare
+    from ..cypher.prepare import prepare
 
     try:
         return isinstance(query, str) and bool(prepare(query, 1).writes)
@@ -101,7 +101,8 @@ class BudgetedQueryTool(GestaltDBQueryTool):
     def _run(self, query: str, params: dict[str, Any] | None = None, run_manager: Any = None) -> str:
         if self.allow_writes:
             return super()._run(query, params, run_manager)
-        from ..cypher.query import check_ranges, ranges_in, tool_budget
+        from ..cypher.prepare import ranges_in
+        from ..cypher.query import check_ranges, tool_budget
 
         budget = tool_budget(self.timeout, self.memory_limit)
         try:

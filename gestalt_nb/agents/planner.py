@@ -234,7 +234,7 @@ def plan(question: str, model: Any, *, connection: Any, timeout: float = TIMEOUT
         result.relations = list(dict.fromkeys(kept)) or None
     result.unresolved_entities = [entity for entity in result.entities if not _resolves(connection, entity)]
     if proposed.cypher and allow_cypher:
-        from ..cypher.query import prepare
+        from ..cypher.prepare import prepare
 
         result.cypher = proposed.cypher
         try:

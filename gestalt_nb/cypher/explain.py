@@ -46,7 +46,7 @@ from gestaltdb.cypher_plan import (
 from ..errors import GestaltError
 from ..options import settings
 from . import untyped
-from .query import prepare
+from .prepare import prepare
 from .explain_result import QueryPlan, SlowShape
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]

@@ -139,7 +139,7 @@ def lint_query(connection: Connection | None, query: str) -> list[Mark]:
         return []
     # Deferred: the editor's comm is registered at %load_ext, and these import the engine's parser.
     from .explain import explain
-    from .query import prepare
+    from .prepare import prepare
 
     try:
         if connection is None:
