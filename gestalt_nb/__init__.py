@@ -93,7 +93,7 @@ def connection(alias: str | None = None) -> Connection:
 
 def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
-    from .cypher import history
+    from .cypher import history  # deferred: import gestalt_nb stays light
 
     connection = REGISTRY.get(alias)
     try:
@@ -108,21 +108,21 @@ def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None =
 
 def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
     """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
-    from .cypher.explain import explain as _explain
+    from .cypher.explain import explain as _explain  # deferred: import gestalt_nb stays light
 
     return _explain(REGISTRY.get(alias), query, params, **options)
 
 
 def query_history(last: int | None = None):
     """This kernel's queries as a DataFrame (``%ghistory``)."""
-    from .cypher import history as _history
+    from .cypher import history as _history  # deferred: import gestalt_nb stays light
 
     return _history.frame(last)
 
 
 def saved_snippets():
     """The saved query snippets as a DataFrame (``%gsnippets``)."""
-    from .cypher import snippets as _snippets
+    from .cypher import snippets as _snippets  # deferred: import gestalt_nb stays light
 
     return _snippets.frame()
 
@@ -134,8 +134,8 @@ def schema(alias: str | None = None, **options: Any):
 
 def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
     """The neighbourhood explorer widget (``%gexplore``); its ``.explorer`` holds the state."""
-    from .graph.explorer import Explorer
-    from .views.explorer_view import ExplorerView
+    from .graph.explorer import Explorer  # deferred: import gestalt_nb stays light
+    from .views.explorer_view import ExplorerView  # deferred: import gestalt_nb stays light
 
     explorer = Explorer(REGISTRY.get(alias), node_budget=node_budget, sample_size=sample_size)
     if node_id is not None:
@@ -148,7 +148,7 @@ def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None 
 
     Options: ``limit``, ``debounce`` (seconds, default 0.3), ``max_wait`` (default 2). ``.stop()`` ends it.
     """
-    from .feed.live import Live
+    from .feed.live import Live  # deferred: import gestalt_nb stays light
 
     result = Live(REGISTRY.get(alias), query, params, **options)
     REGISTRY.last_result = result
@@ -161,7 +161,7 @@ def plan(question: str, model: Any = None, *, alias: str | None = None, **option
     ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``). Options:
     ``timeout`` (seconds, default 30), ``allow_cypher`` (default True). See :mod:`gestalt_nb.agents.planner`.
     """
-    from .agents import planner
+    from .agents import planner  # deferred: import gestalt_nb stays light
 
     chosen = model if model is not None else planner.DEFAULT_MODEL.get("model")
     if chosen is None:
@@ -190,7 +190,7 @@ def extract(
     raises before anything is written. Options: ``batch_size``, ``max_document_chars``.
     See :mod:`gestalt_nb.graphrag.extraction`.
     """
-    from .graphrag import extraction
+    from .graphrag import extraction  # deferred: import gestalt_nb stays light
 
     result = extraction.extract(
         REGISTRY.get(alias), documents, model, allowed_node_types=allowed_node_types,
@@ -203,7 +203,7 @@ def extract(
 
 def ingest_graph_documents(graph_documents: Any, *, alias: str | None = None, **options: Any):
     """Write graph documents made elsewhere (e.g. LangChain's ``LLMGraphTransformer``) the way ``extract`` does."""
-    from .graphrag import extraction
+    from .graphrag import extraction  # deferred: import gestalt_nb stays light
 
     result = extraction.ingest(REGISTRY.get(alias), graph_documents, **options)
     REGISTRY.last_result = result
@@ -216,7 +216,7 @@ def answer(question: str, model: Any, *, max_depth: int = 2, alias: str | None =
     Returns an ``Answer`` (``answer``, ``names``, ``seeds``, ``context``, ``subgraph``, ``sources``).
     See :mod:`gestalt_nb.graphrag.answering` for the options and bounds.
     """
-    from .graphrag import answering
+    from .graphrag import answering  # deferred: import gestalt_nb stays light
 
     result = answering.answer(REGISTRY.get(alias), question, model, max_depth=max_depth, **options)
     REGISTRY.last_result = result
@@ -225,7 +225,7 @@ def answer(question: str, model: Any, *, max_depth: int = 2, alias: str | None =
 
 def set_planner_model(model: Any) -> None:
     """The chat model ``plan`` and ``%%gask`` use when none is named."""
-    from .agents import planner
+    from .agents import planner  # deferred: import gestalt_nb stays light
 
     planner.DEFAULT_MODEL["model"] = model
 
@@ -250,8 +250,8 @@ def query_subgraph(
 
 def show_retrieval(retriever: Any, query: str):
     """Run any ``GestaltDBRetriever`` and return its retrieval (drawn paths, documents table)."""
-    from .graph.retrieval import retrieve
-    from .session import Connection as _Connection
+    from .graph.retrieval import retrieve  # deferred: import gestalt_nb stays light
+    from .session import Connection as _Connection  # deferred: import gestalt_nb stays light
 
     connection = next((c for c in REGISTRY.connections.values() if c.graph is retriever.graph), None)
     connection = connection or _Connection("retriever", retriever.graph, owned=False)
@@ -262,14 +262,14 @@ def show_retrieval(retriever: Any, query: str):
 
 def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
     """Load a DataFrame as nodes in one transaction (``%gload nodes``); see ``gestalt_nb.data.loading``."""
-    from .data import loading
+    from .data import loading  # deferred: import gestalt_nb stays light
 
     return loading.load_nodes(REGISTRY.get(alias), df, **options)
 
 
 def load_edges(df: Any, *, alias: str | None = None, **options: Any):
     """Load a DataFrame as relationships in one transaction (``%gload edges``)."""
-    from .data import loading
+    from .data import loading  # deferred: import gestalt_nb stays light
 
     return loading.load_edges(REGISTRY.get(alias), df, **options)
 
@@ -279,7 +279,7 @@ def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
 
     Options: ``label``, ``type``, ``label_attr``, ``type_attr``, ``directed``; see ``gestalt_nb.data.networkx_io``.
     """
-    from .data.networkx_io import from_networkx as load
+    from .data.networkx_io import from_networkx as load  # deferred: import gestalt_nb stays light
 
     return load(REGISTRY.get(alias), G, **options)
 
@@ -297,14 +297,14 @@ def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -
 
 def load_graph_documents(documents: Any, *, include_source: bool = False, alias: str | None = None):
     """The adapter's ``add_graph_documents`` inside one transaction: all or nothing, and fast."""
-    from .data import loading
+    from .data import loading  # deferred: import gestalt_nb stays light
 
     return loading.load_graph_documents(REGISTRY.get(alias), documents, include_source=include_source)
 
 
 def show_trace(messages_or_state: Any):
     """The steps of an agent run — tool calls, answers, refusals — and one graph of all it touched."""
-    from .agents.trace import trace
+    from .agents.trace import trace  # deferred: import gestalt_nb stays light
 
     return trace(messages_or_state)
 
@@ -316,7 +316,7 @@ def last_result() -> QueryResult | None:
 
 def show(value: Any, **options: Any):
     """The view of a result (``QueryResult``) or a bare ``Subgraph``; options override settings."""
-    from .display import view_for
+    from .display import view_for  # deferred: import gestalt_nb stays light
 
     if hasattr(value, "show"):
         return value.show(**options)
@@ -325,7 +325,7 @@ def show(value: Any, **options: Any):
 
 def load_ipython_extension(shell: Any) -> None:
     """``%load_ext gestalt_nb``: the magics, their settings, the Cypher completer and the cell hooks."""
-    from .magics import register
+    from .magics import register  # deferred: import gestalt_nb stays light
 
     register(shell)
 

@@ -16,7 +16,7 @@ class GestaltError(Exception):
     @property
     def _render_traceback_(self):
         """IPython shows what this returns instead of a traceback; absent when short_errors is off."""
-        from .options import settings
+        from .options import settings  # deferred: errors and options use each other
 
         if not settings.short_errors:
             raise AttributeError("_render_traceback_")

@@ -71,12 +71,12 @@ class Settings:
         return chosen
 
     def validate(self) -> None:
-        from .errors import GestaltError
+        from .errors import GestaltError  # deferred: errors and options use each other
 
         if self.renderer not in RENDERERS:
             raise GestaltError(f"Unknown renderer '{self.renderer}'; choose one of: {', '.join(RENDERERS)}.")
         if self.renderer == "pyvis" and importlib.util.find_spec("pyvis") is None:
-            from .errors import missing
+            from .errors import missing  # deferred: errors and options use each other
 
             raise missing("pyvis", "pyvis", "The pyvis renderer", "or keep the default renderer (--renderer canvas)")
         for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
@@ -101,7 +101,7 @@ SETTING_NAMES = tuple(item.name for item in fields(Settings))
 
 def parse_bytes(value: int | str, what: str, example: str = "2GiB, 512MiB or 536870912", hint: str = "") -> int:
     """``536870912``, ``"512MiB"``, ``"2GB"`` or ``"4g"`` in bytes (binary units); at least 1 MiB."""
-    from .errors import GestaltError
+    from .errors import GestaltError  # deferred: errors and options use each other
 
     if isinstance(value, int) and not isinstance(value, bool):
         amount = value

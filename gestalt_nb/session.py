@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from .errors import GestaltError
 from .options import parse_bytes, settings
+from .errors import damaged_database, storage_problem
+from .graph.ids import resolve
 
 if TYPE_CHECKING:
     from gestaltdb.graphdb import GraphDB
@@ -79,25 +81,25 @@ class Connection:
 
     def run(self, query: str, params: dict[str, Any] | None = None, **options: Any):
         """Run Cypher on this connection; see :func:`gestalt_nb.cypher.query.run` for the options."""
-        from .cypher.query import run
+        from .cypher.query import run  # deferred: keeps %load_ext light
 
         return run(self, query, params, **options)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, **options: Any):
         """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.cypher.explain.explain`."""
-        from .cypher.explain import explain
+        from .cypher.explain import explain  # deferred: keeps %load_ext light
 
         return explain(self, query, params, **options)
 
     def subgraph(self, entities: Any = None, relations: Any = None, min_confidence: float = 0.0, max_hops: int = 1, **options: Any):
         """The bounded neighbourhood of named entities; see :func:`gestalt_nb.graph.neighbourhood.query_subgraph`."""
-        from .graph.neighbourhood import query_subgraph
+        from .graph.neighbourhood import query_subgraph  # deferred: keeps %load_ext light
 
         return query_subgraph(self, entities, relations, min_confidence, max_hops, **options)
 
     def index_names(self) -> int:
         """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
-        from .graph.names import index_names
+        from .graph.names import index_names  # deferred: keeps %load_ext light
 
         changed = index_names(self)
         self.feed.publish("index_names", None, exact=False)
@@ -108,36 +110,36 @@ class Connection:
         """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed.changes`)."""
         feed = self.__dict__.get("_feed")
         if feed is None:
-            from .feed.changes import Feed
+            from .feed.changes import Feed  # deferred: keeps %load_ext light
 
             feed = self.__dict__["_feed"] = Feed(self)
         return feed
 
     def shortest_path(self, a: Any, b: Any, **options: Any):
         """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.cypher.paths.shortest_path`."""
-        from .cypher.paths import shortest_path
+        from .cypher.paths import shortest_path  # deferred: keeps %load_ext light
 
         return shortest_path(self, a, b, **options)
 
     def load_nodes(self, df: Any, **options: Any):
         """Load a DataFrame of nodes; see :func:`gestalt_nb.data.loading.load_nodes`."""
-        from .data.loading import load_nodes
+        from .data.loading import load_nodes  # deferred: keeps %load_ext light
         return load_nodes(self, df, **options)
 
     def load_edges(self, df: Any, **options: Any):
         """Load a DataFrame of relationships; see :func:`gestalt_nb.data.loading.load_edges`."""
-        from .data.loading import load_edges
+        from .data.loading import load_edges  # deferred: keeps %load_ext light
         return load_edges(self, df, **options)
 
     def from_networkx(self, G: Any, **options: Any):
         """Load a networkx graph here; see :func:`gestalt_nb.data.networkx_io.from_networkx`."""
-        from .data.networkx_io import from_networkx
+        from .data.networkx_io import from_networkx  # deferred: keeps %load_ext light
 
         return from_networkx(self, G, **options)
 
     def schema(self, **options: Any):
         """The schema sample; see :func:`gestalt_nb.graph.schema.schema` for the options."""
-        from .graph.schema import schema
+        from .graph.schema import schema  # deferred: keeps %load_ext light
 
         return schema(self, **options)
 
@@ -165,13 +167,13 @@ class Connection:
 
     def toolkit(self, **options: Any):
         """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
-        from .agents.handoff import Toolkit, bind
+        from .agents.handoff import Toolkit, bind  # deferred: keeps %load_ext light
 
         return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
     def claim_toolkit(self, **options: Any):
         """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
-        from .agents.handoff import ClaimToolkit, bind
+        from .agents.handoff import ClaimToolkit, bind  # deferred: keeps %load_ext light
 
         return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
@@ -181,15 +183,13 @@ class Connection:
 
     def claims(self, **caps: Any):
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
-        from .claims.api import ClaimAPI
+        from .claims.api import ClaimAPI  # deferred: keeps %load_ext light
 
         return ClaimAPI(self, **caps)
 
     def retriever(self, **options: Any):
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
-
-        from .graph.ids import resolve
 
         if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
             options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
@@ -200,7 +200,7 @@ class Connection:
 
     def memory_store(self, **options: Any):
         """A LangGraph long-term store on this graph (``gestalt_nb.memory.GestaltStore``)."""
-        from .memory.store import GestaltStore
+        from .memory.store import GestaltStore  # deferred: needs LangGraph (the agents extra)
 
         return GestaltStore(self, **options)
 
@@ -255,8 +255,6 @@ def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
 
 
 def _storage_error(exc: Exception, path: Path, doing: str, *, damaged: bool = False) -> Exception:
-    from .errors import damaged_database, storage_problem
-
     message = storage_problem(exc, path, doing) or (damaged_database(exc, path) if damaged else None)
     return GestaltError(message) if message else exc
 
@@ -382,7 +380,7 @@ class Registry:
 
     def demo(self, path: str | Path | None = None, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
         """Open the bundled demo graph at ``path`` (built there first if absent; a temp dir by default)."""
-        from .data.demo_graph import build_demo
+        from .data.demo_graph import build_demo  # deferred: keeps %load_ext light
 
         scratch = None
         if path is None:

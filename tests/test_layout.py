@@ -138,3 +138,18 @@ def test_functions_stay_small():
                 if n > MAX_FUNCTION_LINES:
                     long.append(f"{relative}:{node.lineno} {node.name}: {n} lines")
     assert long == []
+
+
+def test_a_deferred_package_import_says_why():
+    """An import of gestalt_nb's own modules inside a function is there for start-up time (or an optional
+    package) and says so on its line; any other belongs at the top of the module."""
+    silent = []
+    for path, relative in modules():
+        lines = path.read_text().splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.ImportFrom) and node.level and "#" not in lines[node.end_lineno - 1]:
+                    silent.append(f"{relative}:{node.lineno} {ast.unparse(node)}")
+    assert silent == []

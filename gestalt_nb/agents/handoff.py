@@ -20,6 +20,9 @@ from pydantic import Field, PrivateAttr
 
 from ..cypher import untyped
 from ..cypher.budget import BudgetExceeded, run_within
+from ..errors import GestaltError
+from ..cypher.prepare import prepare, ranges_in
+from ..cypher.query import check_ranges, tool_budget
 
 CAPS = ("max_rows", "max_chars", "max_evidence", "max_claims", "max_depth", "max_nodes", "max_edges")
 
@@ -60,9 +63,6 @@ class FeedCallback(BaseCallbackHandler):
 
 
 def _writes(query: Any) -> bool:
-    from ..errors import GestaltError
-    from ..cypher.prepare import prepare
-
     try:
         return isinstance(query, str) and bool(prepare(query, 1).writes)
     except GestaltError:
@@ -101,9 +101,6 @@ class BudgetedQueryTool(GestaltDBQueryTool):
     def _run(self, query: str, params: dict[str, Any] | None = None, run_manager: Any = None) -> str:
         if self.allow_writes:
             return super()._run(query, params, run_manager)
-        from ..cypher.prepare import ranges_in
-        from ..cypher.query import check_ranges, tool_budget
-
         budget = tool_budget(self.timeout, self.memory_limit)
         try:
             check_ranges(ranges_in(query), dict(params or {}), budget)
@@ -162,8 +159,6 @@ def describe(tools: list[Any]):
         )
         caps = ", ".join(f"{cap}={getattr(tool, cap)}" for cap in CAPS if hasattr(tool, cap))
         if isinstance(tool, BudgetedQueryTool):
-            from ..cypher.query import tool_budget
-
             caps += f", budget={tool_budget(tool.timeout, tool.memory_limit).describe()}"
         rows.append({"tool": tool.name, "writes": writes, "arguments": arguments, "caps": caps, "description": tool.description})
     return pd.DataFrame(rows, columns=["tool", "writes", "arguments", "caps", "description"])

@@ -29,6 +29,7 @@ from ..display import Shown
 from ..errors import GestaltError
 from ..graph.neighbourhood import internal_labels, user_relationship_types
 from ..graph.subgraph import Subgraph
+from ..cypher.prepare import prepare
 
 TIMEOUT = 30.0
 #: Longest n-gram (in words) tried as a name in a broad search, and how many words are read.
@@ -234,8 +235,6 @@ def plan(question: str, model: Any, *, connection: Any, timeout: float = TIMEOUT
         result.relations = list(dict.fromkeys(kept)) or None
     result.unresolved_entities = [entity for entity in result.entities if not _resolves(connection, entity)]
     if proposed.cypher and allow_cypher:
-        from ..cypher.prepare import prepare
-
         result.cypher = proposed.cypher
         try:
             prepared = prepare(proposed.cypher, 1000)

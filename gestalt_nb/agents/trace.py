@@ -18,6 +18,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from ..graph import values
 from ..display import Shown
 from ..graph.subgraph import Subgraph, from_records
+from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
+from ..graph.schema import SchemaResult
 
 REFUSED = "Refused: "
 
@@ -108,9 +110,6 @@ def messages_of(value: Any) -> list[BaseMessage]:
 
 def parse_answer(tool: str | None, payload: Any) -> tuple[Any, bool]:
     """The result object for a tool's JSON answer, and whether the answer says it was truncated."""
-    from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
-    from ..graph.schema import SchemaResult
-
     if not isinstance(payload, dict):
         return None, False
     truncated = bool(payload.get("truncated"))

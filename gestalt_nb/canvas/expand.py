@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import GestaltError
 from ..graph.ids import shown
 from ..graph.subgraph import Subgraph
+from ..graph.explorer import Explorer
 
 
 class DatabaseExpander:
@@ -31,8 +32,6 @@ class DatabaseExpander:
         self.direction, self.types, self.sample_size, self.node_budget = direction, types, sample_size, node_budget
 
     def __call__(self, canvas: Any, node_id: str) -> dict[str, int] | None:
-        from ..graph.explorer import Explorer
-
         connection = self.connection()
         if connection is None:
             canvas.say("The connection this drawing came from is closed; reopen it to expand nodes.", "warning")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GestaltError
+from ..render.shown_svg import svg
 
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 #: A page that reports more than this is ignored (the canvas never draws so many).
@@ -73,6 +74,4 @@ def svg_of(canvas: Any) -> str:
             "No page has shown this canvas yet, so there is no picture of it: display it (put it last in a cell) "
             "and wait until it is drawn, then ask again. A cell cannot wait for the page while it runs."
         )
-    from ..render.shown_svg import svg
-
     return svg(canvas.subgraph, shown, caption_property=canvas.caption_property)

@@ -31,6 +31,8 @@ from .snapshot import Shown, svg_of as snapshot_svg
 from .snapshot import parse as parse_shown
 from .encode import ViewMethods
 from .payload import Vocabulary, payload
+from .standalone import write as write_page
+from .path import draw_path
 
 log = logging.getLogger(__name__)
 
@@ -327,14 +329,10 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
 
     def to_html(self, path: str | None = None) -> str:
         """One self-contained offline HTML page with this canvas (no kernel); written to ``path`` if given."""
-        from .standalone import write
-
-        return write(self, path)
+        return write_page(self, path)
 
     def path(self, a: Any, b: Any, **options: Any) -> Any:
         """Draw and highlight the shortest path from ``a`` to ``b`` (``connection.shortest_path``); returns it."""
-        from .path import draw_path
-
         return draw_path(self, a, b, **options)
 
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:

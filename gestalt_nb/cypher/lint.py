@@ -138,8 +138,8 @@ def lint_query(connection: Connection | None, query: str) -> list[Mark]:
     if not query.strip():
         return []
     # Deferred: the editor's comm is registered at %load_ext, and these import the engine's parser.
-    from .explain import explain
-    from .prepare import prepare
+    from .explain import explain  # deferred: keeps %load_ext light
+    from .prepare import prepare  # deferred: keeps %load_ext light
 
     try:
         if connection is None:
@@ -216,7 +216,7 @@ MAX_SOURCE = 200_000
 def answer(request: Any, resolve: Callable[[str | None], Connection | None],
            split_line: Callable[[str], tuple[str, str]]) -> dict[str, Any]:
     """The reply to one editor request ``{id, op, source, ...}``; never raises, never runs the query."""
-    from .format import format_cell
+    from .format import format_cell  # deferred: keeps %load_ext light
 
     if not isinstance(request, dict):
         return {"error": "a request is a JSON object"}

@@ -115,9 +115,7 @@ def run(
     it. ``budget`` passes both at once (agent tools do).
     """
     _check_write_flag(write)
-    row_limit = settings.row_limit if limit is None else limit
-    if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
-        raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
+    row_limit = _row_limit(limit)
     params = dict(params or {})
     budget = budget or cell_budget(timeout, memory_limit)
     connection.db  # fails clearly when the connection or its graph is closed
@@ -186,6 +184,13 @@ def _id_notes(rewritten: list[Any], found: bool) -> list[str]:
         f"Integer id {shown} matched as stored ('{ids.PREFIX}{rewritten[0]}'); the query that ran is in Info."
         + (" No node has that integer id; if the ids are text, quote them: {id: '0'}." if not found else "")
     ]
+
+
+def _row_limit(limit: Any) -> int:
+    row_limit = settings.row_limit if limit is None else limit
+    if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
+        raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
+    return row_limit
 
 
 def _check_write_flag(write: Any) -> None:

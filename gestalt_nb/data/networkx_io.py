@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import GestaltError
 from ..graph.convert import _nx
+from . import loading
 
 
 def _frame(columns: dict[str, list[Any]]):
@@ -67,8 +68,6 @@ def from_networkx(
 
 
 def _load_nodes(connection: Any, G: Any, label: str | dict[Any, str], label_attr: str | None):
-    from . import loading
-
     node_ids = list(G.nodes)
     attributes = [dict(G.nodes[node]) for node in node_ids]
     id_column = "__node__"
@@ -91,8 +90,6 @@ def _load_nodes(connection: Any, G: Any, label: str | dict[Any, str], label_attr
 
 
 def _load_edges(connection: Any, G: Any, type: str, type_attr: str | None):
-    from . import loading
-
     multigraph = G.is_multigraph()
     edge_rows = list(G.edges(keys=True, data=True)) if multigraph else [(u, v, None, d) for u, v, d in G.edges(data=True)]
     if not edge_rows:

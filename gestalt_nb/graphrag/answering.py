@@ -27,6 +27,7 @@ from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
 from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from .resolution import ALIASES, Resolver, normalise
+from ..agents.planner import broad_entities
 
 MAX_CONTEXT_CHARS = 6000
 MAX_PASSAGES = 8
@@ -98,8 +99,6 @@ def _names(model: Any, question: str, template: str, connection: Any) -> tuple[l
             failure = "the model gave no EntityNames"
     except Exception as exc:  # noqa: BLE001 - fall back to the question's words
         failure = f"the names call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-    from ..agents.planner import broad_entities
-
     return broad_entities(connection, question)[:MAX_NAMES], f"{failure}; used the question's words that name a node"
 
 

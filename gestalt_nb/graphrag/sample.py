@@ -36,7 +36,7 @@ def _call(name: str, args: dict[str, Any], number: int) -> AIMessage:
 
 def scripted_extractor() -> Any:
     """A chat model that answers the sample paragraphs (in file order) with their prepared ExtractedGraph."""
-    from ..agents.agent import ScriptedChatModel
+    from ..agents.agent import ScriptedChatModel  # deferred: needs LangGraph (the agents extra)
 
     prepared = extractions()
     return ScriptedChatModel(responses=[_call("ExtractedGraph", prepared[doc.id], n) for n, doc in enumerate(documents())])
@@ -44,6 +44,6 @@ def scripted_extractor() -> Any:
 
 def scripted_answerer(names: list[str], answer: str) -> Any:
     """A chat model that names ``names`` in the question, then answers ``answer``."""
-    from ..agents.agent import ScriptedChatModel
+    from ..agents.agent import ScriptedChatModel  # deferred: needs LangGraph (the agents extra)
 
     return ScriptedChatModel(responses=[_call("EntityNames", {"names": list(names)}, 0), AIMessage(content=answer)])

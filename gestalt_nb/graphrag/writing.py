@@ -22,6 +22,7 @@ from ..errors import GestaltError
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from .resolution import NORM_KEY, Merge, Resolver
 from .extracted import Dropped
+from ..data.writes import _kernel_shell
 
 
 # -- the result ----------------------------------------------------------------------
@@ -85,8 +86,6 @@ class Progress:
     """An ipywidgets bar in a kernel, a line on stderr elsewhere (like loading's); silent for one document."""
 
     def __init__(self, total: int, label: str) -> None:
-        from ..data.writes import _kernel_shell
-
         self.total, self.done, self.label, self.bar = total, 0, label, None
         self.active = total > 1
         if self.active and _kernel_shell() is not None:

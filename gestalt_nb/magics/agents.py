@@ -54,7 +54,7 @@ class AgentMagics(MagicBase):
     @user_errors
     def gmemory(self, line: str):
         """Show agent memory: %gmemory [PREFIX] (labels separated by /) [--limit N] [--alias A] [-o VAR]."""
-        from ..memory.result import browse, parse_prefix
+        from ..memory.result import browse, parse_prefix  # deferred: needs LangGraph (the agents extra)
 
         args = _gmemory_parser().parse_args(words(line))
         result = browse(REGISTRY.get(args.alias), parse_prefix(args.prefix), limit=args.limit)

@@ -202,7 +202,7 @@ def option_offer(before: str, namespace: Mapping[str, Any]) -> Offer:
     }
     values["--params"] = values["-P"]
     try:
-        from ..cypher.snippets import SNIPPETS
+        from ..cypher.snippets import SNIPPETS  # deferred: keeps %load_ext light
 
         values["--with"] = [(name, "snippet") for name in SNIPPETS]
     except ImportError:

@@ -71,7 +71,7 @@ class ConnectionMagics(MagicBase):
             current = f" Current connection: '{REGISTRY.current}'." if REGISTRY.current else ""
             print(f"{what} '{connection.alias}'.{current}")
         elif args.command == "tools":
-            from ..agents.handoff import describe
+            from ..agents.handoff import describe  # deferred: keeps %load_ext light
 
             return describe(REGISTRY.get(args.alias).agent_tools())
         elif args.command == "info":

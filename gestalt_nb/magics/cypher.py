@@ -13,6 +13,7 @@ from ..options import settings
 from ..session import REGISTRY
 from .common import MagicBase, user_errors, words
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
+from ..cypher import history, snippets
 
 
 def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -33,8 +34,6 @@ class CypherMagics(MagicBase):
     @user_errors
     def gcypher(self, line: str, cell: str | None = None):
         """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
-        from ..cypher import history, snippets
-
         options_text, query = (line, cell) if cell is not None else split_line(line)
         options_text, expression = split_params(options_text)
         args = _gcypher_parser().parse_args(words(options_text))
@@ -46,13 +45,13 @@ class CypherMagics(MagicBase):
         if args.explain:
             if args.save:
                 raise GestaltError("--save keeps a query that ran; --explain runs nothing. Drop one of them.")
-            from ..cypher.explain import explain
+            from ..cypher.explain import explain  # deferred: keeps %load_ext light
 
             return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
         if args.live:
             return self._keep(self._live(connection, query, params, args), args.out)
         if settings.warn_slow:
-            from ..cypher.explain import slow_warning
+            from ..cypher.explain import slow_warning  # deferred: keeps %load_ext light
 
             warning = slow_warning(connection, query or "", limit=args.limit)
             if warning:
@@ -84,8 +83,6 @@ class CypherMagics(MagicBase):
     @user_errors
     def ghistory(self, line: str):
         """The queries this kernel ran."""
-        from ..cypher import history
-
         args = _ghistory_parser().parse_args(words(line))
         if args.clear:
             history.clear()
@@ -102,8 +99,6 @@ class CypherMagics(MagicBase):
     @user_errors
     def gsnippets(self, line: str):
         """The saved query snippets."""
-        from ..cypher import snippets
-
         args = _gsnippets_parser().parse_args(words(line))
         if args.drop:
             snippets.drop(args.drop)
@@ -118,7 +113,7 @@ class CypherMagics(MagicBase):
         return frame
 
     def _live(self, connection: Any, query: str | None, params: Any, args: argparse.Namespace):
-        from ..feed.live import Live
+        from ..feed.live import Live  # deferred: keeps %load_ext light
 
         if args.write:
             raise GestaltError("--live and --write do not mix: a live view only reads. Run the write in its own cell.")

@@ -33,7 +33,7 @@ class DataMagics(MagicBase):
     @user_errors
     def gload(self, line: str):
         """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
-        from ..data import loading
+        from ..data import loading  # deferred: keeps %load_ext light
 
         parser = _gload_parser()
         args = parser.parse_args(words(line))

@@ -79,8 +79,8 @@ class GraphMagics(MagicBase):
     @user_errors
     def gexplore(self, line: str):
         """Open the neighbourhood explorer, optionally starting at NODE_ID."""
-        from ..graph.explorer import Explorer
-        from ..views.explorer_view import ExplorerView
+        from ..graph.explorer import Explorer  # deferred: keeps %load_ext light
+        from ..views.explorer_view import ExplorerView  # deferred: keeps %load_ext light
 
         parser = _gexplore_parser()
         args = parser.parse_args(words(line))
@@ -93,7 +93,7 @@ class GraphMagics(MagicBase):
     @user_errors
     def gretrieve(self, line: str):
         """Run a GestaltDBRetriever and draw its paths from the seeds."""
-        from ..graph.retrieval import parse_hop, retrieve
+        from ..graph.retrieval import parse_hop, retrieve  # deferred: keeps %load_ext light
 
         parser = _gretrieve_parser()
         args = parser.parse_args(words(line))
@@ -114,7 +114,7 @@ class GraphMagics(MagicBase):
     @user_errors
     def gsubgraph(self, line: str):
         """The neighbourhood of named entities: %gsubgraph NAME [NAME ...] [--relations T,U] [--hops N] [--min-confidence X]."""
-        from ..graph.names import has_index
+        from ..graph.names import has_index  # deferred: keeps %load_ext light
 
         args = _gsubgraph_parser().parse_args(words(line))
         connection = REGISTRY.get(args.alias)

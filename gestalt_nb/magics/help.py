@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from typing import Any
+from ..options import Settings
 
 
 def _takes_value(action: argparse.Action) -> bool:
@@ -40,8 +41,6 @@ def default_text(action: argparse.Action) -> str:
     if action.required:
         return "required"
     if action.default is None and action.dest in _FROM_SETTINGS and action.option_strings:
-        from ..options import Settings
-
         name = _FROM_SETTINGS[action.dest]
         return f"%config GestaltMagic.{name}, {getattr(Settings, name)!r} unless set"
     if isinstance(action, (argparse._StoreTrueAction,)):

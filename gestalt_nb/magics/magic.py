@@ -21,6 +21,7 @@ from .cypher import CypherMagics
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser
 from .data import DataMagics, _gload_parser
 from .graph import GraphMagics, _gexplore_parser, _gretrieve_parser, _gschema_parser, _gsubgraph_parser
+from .help import document
 
 PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
 
@@ -108,8 +109,6 @@ HELP = (
 
 
 def _document() -> None:
-    from .help import document
-
     for name, parser, summary, example, usage in HELP:
         document(getattr(GestaltMagic, name), parser(), summary, example, usage)
 

@@ -23,6 +23,7 @@ from .codec import expired as _expired
 from .codec import items_under as _items_under
 from .codec import namespaces_under as _namespaces_under
 from ..graph.subgraph import Edge, Node, Subgraph
+from ..cypher.result import QueryResult
 
 COLUMNS = ["namespace", "key", "value", "created_at", "updated_at", "expires_at", "about"]
 
@@ -57,8 +58,6 @@ class MemoryResult(Shown):
 
     def as_query_result(self):
         """The same answer as a ``QueryResult``, so it displays in the shared result view."""
-        from ..cypher.result import QueryResult
-
         where = "/".join(self.prefix) or "(all)"
         return QueryResult(
             query=f"%gmemory {where}", params={}, records=self.records, columns=list(COLUMNS), truncated=self.truncated,

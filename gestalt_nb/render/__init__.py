@@ -18,6 +18,7 @@ from typing import Any
 from ..options import Settings
 from ..options import settings as default_settings
 from ..graph.subgraph import Subgraph
+from ..graph.ids import shown
 
 
 @dataclass
@@ -37,8 +38,8 @@ class Drawing:
     @cached_property
     def canvas(self):
         """The interactive canvas of this drawing (made on first use)."""
-        from ..canvas import GraphCanvas
-        from ..canvas.expand import DatabaseExpander
+        from ..canvas import GraphCanvas  # deferred: keeps %load_ext light
+        from ..canvas.expand import DatabaseExpander  # deferred: keeps %load_ext light
 
         return GraphCanvas(
             self.subgraph,
@@ -59,7 +60,7 @@ class Drawing:
             return self.canvas
         import ipywidgets
 
-        from ..views import html as h
+        from ..views import html as h  # deferred: keeps %load_ext light
 
         return ipywidgets.HTML(h.banner(self.subgraph.notes) + self.iframe())
 
@@ -75,7 +76,7 @@ class Drawing:
     @cached_property
     def figure(self):
         """The gestaltdb.viz figure (interactive document and SVG share it)."""
-        from . import viz
+        from . import viz  # deferred: keeps %load_ext light
 
         return viz.figure(self.subgraph, self.options)
 
@@ -83,7 +84,7 @@ class Drawing:
     def document(self) -> str:
         """A complete, offline HTML document for the iframe renderers (gestaltdb.viz by default)."""
         if self.options.renderer == "pyvis":
-            from . import pyvis
+            from . import pyvis  # deferred: keeps %load_ext light
 
             return pyvis.document(self.subgraph, self.options)
         return self.figure.as_html()
@@ -111,7 +112,7 @@ class Drawing:
 
     @cached_property
     def _svg(self) -> str:
-        from .static_svg import svg
+        from .static_svg import svg  # deferred: keeps %load_ext light
 
         return svg(self.static, caption_property=self.options.caption_property, height=min(self.options.graph_height, 480))
 
@@ -120,7 +121,7 @@ class Drawing:
         (its positions, sizes and colours) once a page has reported, else ``static`` laid out here (made once)."""
         canvas = self.__dict__.get("canvas")
         if canvas is not None and getattr(canvas, "shown", None) is not None:
-            from .shown_svg import svg
+            from .shown_svg import svg  # deferred: keeps %load_ext light
 
             return svg(canvas.subgraph, canvas.shown, caption_property=self.options.caption_property)
         return self._svg
@@ -139,8 +140,6 @@ def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> 
     if value is None and node_id.startswith(SOURCE_PREFIX):
         value = _source_caption(properties)
     if value is None:
-        from ..graph.ids import shown
-
         return str(shown(node_id))
     return str(value)
 

@@ -11,6 +11,7 @@ from ..cypher.result import QueryResult
 from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
+from ..session import REGISTRY
 
 
 class ResultView(TabbedView):
@@ -33,8 +34,6 @@ class ResultView(TabbedView):
         return self.result.frame(self.options.display_limit)
 
     def connection(self):
-        from ..session import REGISTRY
-
         alias = self.result.alias
         return lambda: REGISTRY.connections.get(alias)
 

@@ -9,6 +9,7 @@ from ..graph.neighbourhood import SubgraphResult
 from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
+from ..session import REGISTRY
 
 
 class SubgraphView(TabbedView):
@@ -20,8 +21,6 @@ class SubgraphView(TabbedView):
         return self.result.subgraph
 
     def connection(self):
-        from ..session import REGISTRY
-
         alias = self.result.alias
         return lambda: REGISTRY.connections.get(alias)
 
