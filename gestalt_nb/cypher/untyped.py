@@ -26,7 +26,6 @@ Writes, temporal (``FOR VALID_TIME``) reads and non-LMDB backends are left as wr
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
 import re
@@ -36,6 +35,7 @@ from typing import Any
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, ProjectionItem
 
+from ..graph.catalog import skip_scan
 from ..options import settings
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
@@ -277,16 +277,7 @@ def catalogue(db: Any) -> Catalogue | str:
 def _read(txn: Any, base: Any, prefix: bytes) -> Catalogue:
     edges = txn.stat(base.edges_db)["entries"]
     typed = txn.stat(base.typed_adj_db)["entries"]
-    found = []
-    cursor = txn.cursor(db=base.index_db)
-    position = prefix
-    while cursor.set_range(position):
-        key = cursor.key()
-        if not key.startswith(prefix):
-            break
-        part = key[len(prefix) :].split(_SEP, 1)[0]
-        found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
-        position = prefix + part + b"\x20"  # past every key of this type (the separator is \x1f)
+    found = skip_scan(txn, base.index_db, prefix)
     return Catalogue(tuple(sorted(found)), typed == 2 * edges, txn.id(), edges)
 
 

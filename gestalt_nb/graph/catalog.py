@@ -28,24 +28,28 @@ def complete(db: Any) -> bool:
     return _lmdb(db) is not None
 
 
+def skip_scan(txn: Any, index_db: Any, prefix: bytes) -> list[str]:
+    """The distinct names under ``prefix`` in GestaltDB's LMDB index: one cursor seek per name, not one per entry."""
+    found = []
+    cursor = txn.cursor(db=index_db)
+    position = prefix
+    while cursor.set_range(position):
+        key = cursor.key()
+        if not key.startswith(prefix):
+            break
+        part = key[len(prefix) :].split(_SEP, 1)[0]
+        found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
+        position = prefix + part + b"\x20"  # past every key of this name (the separator is \x1f)
+    return found
+
+
 def _names_in_index(db: Any, index: str) -> list[str]:
-    from gestaltdb.kvstores import _index_prefix
+    from gestaltdb.kvstores import _index_prefix  # deferred: start-up time (the engine loads on first use)
 
     store = _lmdb(db)
     db._ensure_indexes_current(index)
-    prefix = _index_prefix(index, [])
-    found = []
-    with store.env.begin(write=False, db=store.index_db) as txn:
-        cursor = txn.cursor()
-        position = prefix
-        while cursor.set_range(position):
-            key = cursor.key()
-            if not key.startswith(prefix):
-                break
-            part = key[len(prefix) :].split(_SEP, 1)[0]
-            found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
-            position = prefix + part + b"\x20"  # past every key of this name (the separator is \x1f)
-    return sorted(found)
+    with store.env.begin(write=False) as txn:
+        return sorted(skip_scan(txn, store.index_db, _index_prefix(index, [])))
 
 
 def _sampled(db: Any, graph: Any, what: str) -> list[str]:
