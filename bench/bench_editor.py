@@ -152,7 +152,10 @@ def page_load(chromium, loads: int) -> dict:
                         times[name].append(drawn)
                 finally:
                     context.close()
-                    server.shutdown_kernels()
+                    try:
+                        server.shutdown_kernels()
+                    except OSError:  # urllib's HTTPError too: a kernel shutting down may answer 500; only cleanup
+                        pass
     finally:
         for server in servers.values():
             server.cleanup()
