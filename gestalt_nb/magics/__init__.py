@@ -28,7 +28,6 @@ class _Loaded(set):
 
 def register(shell: Any) -> None:
     """Register everything ``%load_ext gestalt_nb`` brings, once per shell; loading again keeps what %config set."""
-
     manager = getattr(shell, "extension_manager", None)
     if manager is not None and type(manager.loaded) is set:
         manager.loaded = _Loaded(manager.loaded)
