@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .jupyter_page import CHROMIUM, FIRST_FRAME_JS, JupyterPage, JupyterServer
+from .jupyter_page import CHROMIUM, FIRST_FRAME_JS, JupyterPage, JupyterServer, browser
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("jupyterlab", reason="JupyterLab 4 is not installed (pip install 'jupyterlab>=4')")
@@ -143,12 +143,8 @@ class Frontend:
 
 @pytest.fixture(scope="module")
 def chromium():
-    with sync_api.sync_playwright() as playwright:
-        from .jupyter_page import ARGS
-
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with browser() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module", params=FRONTENDS)

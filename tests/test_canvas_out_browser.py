@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer
+from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
 from .test_canvas_browser import FIRST_FRAME_JS, FRONTENDS, NODE_AT_JS, SHOTS, hooks, ours, scroll_to, wait_first_frames
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
@@ -49,12 +49,8 @@ def demo_notebook(root: Path) -> str:
 
 @pytest.fixture(scope="module")
 def chromium():
-    with sync_api.sync_playwright() as playwright:
-        from .jupyter_page import ARGS
-
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with browser() as instance:
         yield instance
-        instance.close()
 
 
 @pytest.fixture(scope="module", params=FRONTENDS)
