@@ -55,6 +55,10 @@ class Shown:
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         return self.view._repr_mimebundle_(include, exclude)
 
+    def _ipython_display_(self) -> None:
+        """IPython shows a result through its view, under a display id (see ``View._ipython_display_``)."""
+        self.view._ipython_display_()
+
 
 def shown(view: Any) -> None:
     """Remember that ``view`` was displayed by the cell now running."""

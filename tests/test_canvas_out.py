@@ -108,6 +108,40 @@ def test_snapshot_needs_a_page_then_draws_what_it_showed(shell, demo):
         canvas.snapshot("png")
 
 
+def pictures(outputs) -> list[str]:
+    """The static SVG picture of each captured display output (the saved notebook's fallback)."""
+    found = [re.search(r"base64,([^\"]+)", output.data["text/html"]) for output in outputs]
+    return [base64.b64decode(match.group(1)).decode() if match else "" for match in found]
+
+
+def test_the_cells_own_output_follows_what_the_page_shows(shell, demo):
+    """A cell's result is shown under a display id; each new page report updates that output's static
+    picture to the page's, once per change, and not after the cell has run again."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as shown:
+        shell.run_cell("%%gcypher -o people\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c", cell_id="people-cell")
+    people = shell.user_ns["people"]
+    assert len(shown.outputs) == 1 and shown.outputs[0].data["application/vnd.jupyter.widget-view+json"]["model_id"] == people.view.widget.model_id
+    ident = shown.outputs[0].transient["display_id"]
+    assert ident and not shown.outputs[0].update and shell.user_ns["_"] is people, "still the cell's result (_ and Out)"
+    laid_out = pictures(shown.outputs)[0]
+    assert '<circle cx="10" cy="30"' not in laid_out
+    canvas = people.canvas
+    with capture_output() as updates:
+        report(canvas)
+        report(canvas)  # the same picture again: nothing to update
+        moved = report(canvas, at=lambda number: (500.0 - 20 * number, 40.0 + 9 * number))
+    assert [(output.update, output.transient["display_id"]) for output in updates.outputs] == [(True, ident), (True, ident)]
+    first, second = pictures(updates.outputs)
+    assert '<circle cx="10" cy="30"' in first and first != laid_out
+    assert second == canvas.snapshot("svg") and f'<circle cx="{moved["xy"][0]:g}" cy="{moved["xy"][1]:g}"' in second
+    shell.run_cell("1", cell_id="people-cell")  # the cell runs again: its old view is released
+    with capture_output() as late:
+        report(canvas, at=lambda number: (100.0, 100.0 + number))
+    assert late.outputs == []
+
+
 def test_a_malformed_report_is_ignored(shell, demo):
     canvas = run(shell, "%gcypher MATCH (p:Person) RETURN p LIMIT 3").canvas
     for bad in ({"ids": ["a"], "xy": [1], "r": [1], "ci": [0], "colors": ["#000000"], "width": 5, "height": 5},

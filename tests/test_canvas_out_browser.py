@@ -176,6 +176,49 @@ def test_snapshot_svg_download_and_saved_picture_show_what_the_page_shows(out, t
     (SHOTS / f"{out.name}-snapshot.svg").write_text(got["svg"], encoding="utf-8")
 
 
+SAME_ROOT_JS = """(n) => { const root = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n];
+  return {root: root.dataset.mark || null, el: root.parentElement.dataset.mark || null, connected: root.isConnected,
+          inCell: root.closest('.jp-Cell').querySelectorAll('[data-gestalt-canvas]').length}; }"""
+
+
+def test_the_saved_notebook_keeps_the_picture_the_page_showed_last(out):
+    """A zoom makes the page report a new picture; the kernel updates the cell's own output with it
+    (update_display). The output is drawn again and the new view takes the drawing over as it was (the
+    same element, no new layout, nothing moves), and the saved .ipynb's static picture is the page's."""
+    try:
+        settle(out)
+        out.pause(1.5)  # the update for that report (if this is the first) has been drawn
+        instance = hooks(out, 0, "h.sigmaInstanceId()")
+        out.page.evaluate("""(n) => { const root = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n];
+                                       root.dataset.mark = 'kept'; root.parentElement.dataset.mark = 'old'; }""", 0)
+        scroll_to(out, 0)
+        box = out.canvases().first.locator("canvas").last.bounding_box()
+        out.page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        out.page.mouse.wheel(0, -240)  # zoom in: every node moves on screen
+        scene = settle(out)
+        out.page.wait_for_function(f"(n) => ({SAME_ROOT_JS})(n).el === null", arg=0, timeout=15_000)  # the output was drawn again
+        out.page.wait_for_timeout(1200)  # the redrawn output would report (and start a layout) by now if it had not taken over
+        state = out.page.evaluate(SAME_ROOT_JS, 0)
+        assert state == {"root": "kept", "el": None, "connected": True, "inCell": 1}, f"the new view did not take the drawing over: {state}"
+        assert hooks(out, 0, "h.sigmaInstanceId()") == instance, "the drawing was built again"
+        assert not hooks(out, 0, "h.layoutRunning()") and hooks(out, 0, "h.scene()")["xy"] == scene["xy"], "a node moved after the output was redrawn"
+        saved = json.loads(out.save().read_text(encoding="utf-8"))
+        outputs = [o for o in saved["cells"][1]["outputs"] if "text/html" in o.get("data", {})]
+        assert len(outputs) == 1 and outputs[0]["output_type"] == "display_data", [o.get("output_type") for o in saved["cells"][1]["outputs"]]
+        html = "".join(outputs[0]["data"]["text/html"])
+        picture = circles(base64.b64decode(re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html)[0]).decode("utf-8"))
+        assert set(picture) == set(scene["ids"])
+        for i, node_id in enumerate(scene["ids"]):
+            assert abs(picture[node_id][0] - scene["xy"][2 * i]) < 0.6 and abs(picture[node_id][1] - scene["xy"][2 * i + 1]) < 0.6, node_id
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        out.canvases().first.screenshot(path=str(SHOTS / f"{out.name}-after-update-display.png"))
+        (SHOTS / f"{out.name}-saved-picture.svg").write_bytes(base64.b64decode(re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', html)[0]))
+        assert ours(out) == []
+    finally:  # the next tests click nodes: show them all again
+        out.canvases().first.locator("button", has_text="Fit").click()
+        settle(out)
+
+
 # -- the drawing as Cypher ------------------------------------------------------------------
 def expand(out, node_id: str) -> None:
     before = hooks(out, 0, "h.nodesDrawn()")

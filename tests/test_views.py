@@ -27,9 +27,15 @@ def hostile(shell, tmp_path):
 
 
 def test_mime_bundle_has_widget_static_html_and_text(shell, demo):
+    from IPython.display import display
+    from IPython.utils.capture import capture_output
+
     result = run(shell, "%gcypher MATCH (p:Person)-[r:LIVES_IN]->(c:Place) RETURN p, r, c")
-    data, _ = shell.display_formatter.format(result)
-    assert data["application/vnd.jupyter.widget-view+json"]["model_id"]
+    with capture_output() as shown:
+        display(result)  # what a front end receives: one display_data under a display id
+    (output,) = shown.outputs
+    data = output.data
+    assert output.transient["display_id"] and data["application/vnd.jupyter.widget-view+json"]["model_id"]
     static = data["text/html"]
     assert static.count("<tr") == len(result) + 1  # header + one row per record, as a plain table
     assert 'src="data:image/svg+xml;base64,' in static

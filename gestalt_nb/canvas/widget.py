@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import uuid
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -53,6 +54,9 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     _esm = bundle.LOADER
     _bundle = traitlets.Unicode("").tag(sync=True)
     _bundle_hash = traitlets.Unicode("").tag(sync=True)
+    #: This canvas's own key: a page view whose output was redrawn (``update_display``) hands its
+    #: drawing to the new view of the same canvas instead of laying it out again (js/src/index.js).
+    _key = traitlets.Unicode("").tag(sync=True)
     #: The base graph as gzip-compressed JSON (a binary buffer: ~6x smaller on the wire and in saved
     #: notebooks than the JSON, which nbformat would also indent); ``graph`` is the same payload, decoded.
     graph_gz = traitlets.Bytes(b"").tag(sync=True)
@@ -76,13 +80,14 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         layout: Any = None,
     ) -> None:
         shared = bundle.shared()
-        super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), height=height)
+        super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), _key=uuid.uuid4().hex, height=height)
         self._bundle_model = shared
         self.caption_property = caption_property
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self._click: list[NodeCallback] = []
         self._double_click: list[NodeCallback] = []
         self._select: list[SelectCallback] = []
+        self._shown: list[Callable[["GraphCanvas"], Any]] = []
         self._log: list[dict[str, Any]] = []
         self._undo: list[tuple[list[str], Callable[[], Any] | None]] = []
         self._expander = expander
@@ -248,6 +253,11 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         _callable(callback, "on_select")
         self._select.append(callback)
 
+    def on_shown(self, callback: Callable[["GraphCanvas"], Any]) -> None:
+        """Call ``callback(canvas)`` when the page reports a new picture (``canvas.shown`` changed)."""
+        _callable(callback, "on_shown")
+        self._shown.append(callback)
+
     def expand(self, node_id: str) -> Any:
         """What a double-click does: expand ``node_id`` through the expander (see ``expand.py``)."""
         if self.expander is None:
@@ -309,9 +319,14 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     # -- what comes out: pictures, pages, Cypher, paths (see snapshot.py, standalone.py, cypher.py, path.py) --
     def _record_shown(self, content: dict[str, Any]) -> None:
         try:
-            self.shown = parse_shown(content)
+            shown = parse_shown(content)
         except (ValueError, TypeError) as exc:
             log.warning("ignored a malformed report from the page: %s", exc)
+            return
+        before, self.shown = self.shown, shown
+        if before is None or (before.nodes, before.hidden, before.width, before.height) != (shown.nodes, shown.hidden, shown.width, shown.height):
+            for callback in list(self._shown):
+                self._call(callback, self)
 
     def snapshot(self, format: str = "svg") -> str:
         """An SVG of what the page last showed: one ``<circle>`` per visible node, placed as on screen.
@@ -344,6 +359,6 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
             self.say(f"{type(exc).__name__}: {exc}", "error")
 
     def close(self) -> None:
-        self._click, self._double_click, self._select, self._log, self._undo = [], [], [], [], []
+        self._click, self._double_click, self._select, self._shown, self._log, self._undo = [], [], [], [], [], []
         self._expander = None
         super().close()

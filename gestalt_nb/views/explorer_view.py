@@ -172,8 +172,13 @@ class ExplorerView(View):
         static = ""
         if subgraph:
             drawing = render(subgraph, self.options)
-            static = h.banner(drawing.static.notes) + h.svg_image(drawing.svg(), alt=repr(subgraph))
+            canvas = self.__dict__.get("canvas")  # once a page has shown it: that picture
+            picture = canvas.snapshot() if canvas is not None and canvas.shown is not None else drawing.svg()
+            static = h.banner(drawing.static.notes) + h.svg_image(picture, alt=repr(subgraph))
         return static + f"<pre>{h.esc(self.explorer.cypher())}</pre>"
+
+    def canvases(self) -> list[GraphCanvas]:
+        return [self.canvas] if "canvas" in self.__dict__ else []
 
     def text(self) -> str:
         return f"Explorer on '{self.explorer.connection.alias}': {self.explorer.subgraph.summary()}"

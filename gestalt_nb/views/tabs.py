@@ -9,6 +9,7 @@ untrusted notebooks and plain IPython fall back to the static HTML or the text s
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from functools import cached_property
 from typing import Any
@@ -59,7 +60,42 @@ class View:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         display.shown(self)
+        return self.bundle()
+
+    def bundle(self) -> dict[str, Any]:
         return widget_bundle(self.widget, self.static_html(), self.text())
+
+    def canvases(self) -> list[Any]:
+        """The graph canvases this view has made so far (their page reports redraw the static picture)."""
+        return []
+
+    def _ipython_display_(self) -> None:
+        """Shown under a display id, so the saved notebook's static picture follows what the page shows.
+
+        Each time the page reports a new picture (after it settles and after each change), the output
+        is updated with a static fallback drawn from the page's own positions, sizes and colours; the
+        page hands the drawing to the redrawn output as it is (js/src/index.js), so nothing moves.
+        """
+        from IPython.display import display as show_output
+
+        display.shown(self)
+        show_output(self.bundle(), raw=True, display_id=self._display_id)
+        following = self.__dict__.setdefault("_following", set())
+        for canvas in self.canvases():
+            if id(canvas) not in following:
+                following.add(id(canvas))
+                canvas.on_shown(self._page_showed)
+
+    @cached_property
+    def _display_id(self) -> str:
+        return uuid.uuid4().hex
+
+    def _page_showed(self, _canvas: Any) -> None:
+        if self.closed:
+            return
+        from IPython.display import update_display
+
+        update_display(self.bundle(), raw=True, display_id=self._display_id)
 
 
 def _close_tree(widget: Any) -> None:
@@ -85,6 +121,10 @@ class TabbedView(View):
     def canvas(self):
         """The graph canvas this view displays (the same widget object)."""
         return self.drawing.canvas
+
+    def canvases(self) -> list[Any]:
+        drawing = self.__dict__.get("drawing")
+        return [drawing.canvas] if drawing is not None and "canvas" in drawing.__dict__ else []
 
     def tabs(self) -> list[tuple[str, Page]]:
         raise NotImplementedError

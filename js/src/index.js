@@ -46,6 +46,7 @@ class CanvasView {
     this.syncAsked = -1;
     this.times = { start: performance.now(), firstFrame: null, settled: null };
     this.disposers = [];
+    this.generation = 0;
 
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -438,6 +439,7 @@ class CanvasView {
   }
 
   onResize() {
+    if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
     this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
     if (!this.renderer) return;
     if (this.pendingFirstFrame) {
@@ -485,9 +487,42 @@ async function inflateJSON(view) {
   return JSON.parse(await new Response(stream).text());
 }
 
+// The views of each canvas (by its `_key`). When the kernel updates an output (update_display, to
+// keep the saved notebook's picture the one on screen), the front end drops the old view's element
+// from the page and renders the output again: the new view takes over the old one's drawing as it
+// is (positions, camera, selection, panel), instead of starting a new layout.
+const byKey = new Map();
+
+function adopted(model, el) {
+  const key = model.get("_key");
+  const views = key ? byKey.get(key) : null;
+  if (!views) return null;
+  for (const view of views) {
+    if (view.instanceId === -1 || view.root.isConnected) continue;
+    view.generation++;
+    el.appendChild(view.root);
+    view.el = el;
+    el.gestaltCanvas = view.hooks;
+    if (view.renderer) view.onResize();
+    return view;
+  }
+  return null;
+}
+
 export function render({ model, el }) {
-  const view = new CanvasView(model, el);
-  return () => view.destroy();
+  const view = adopted(model, el) || new CanvasView(model, el);
+  const key = model.get("_key");
+  if (key) {
+    if (!byKey.has(key)) byKey.set(key, new Set());
+    byKey.get(key).add(view);
+  }
+  const generation = view.generation;
+  return () => {
+    if (view.generation !== generation) return; // handed to a newer output of the same canvas
+    view.destroy();
+    const views = byKey.get(key);
+    if (views && views.delete(view) && !views.size) byKey.delete(key);
+  };
 }
 
 export default { render };
