@@ -314,11 +314,30 @@ def open_file(out, path: Path) -> tuple[object, list[str], list[str]]:
     return page, remote, errors
 
 
+def normalised(points: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    """The arrangement without its place and scale: centred, unit mean distance from the centre."""
+    cx = sum(x for x, _ in points.values()) / len(points)
+    cy = sum(y for _, y in points.values()) / len(points)
+    scale = sum(((x - cx) ** 2 + (y - cy) ** 2) ** 0.5 for x, y in points.values()) / len(points) or 1
+    return {k: ((x - cx) / scale, (y - cy) / scale) for k, (x, y) in points.items()}
+
+
 def test_to_html_opens_from_file_offline_with_the_same_canvas(out, tmp_path):
+    """The file draws the same nodes, in the colours the notebook's page shows them and where it put them."""
     target = tmp_path / "people.html"
-    count = out.kernel_json(f"people.canvas.to_html({str(target)!r})\nprint(json.dumps(len(people.canvas.subgraph.nodes)))")
+    out.kernel_json("people.canvas.style(color='born')\nprint(json.dumps(1))")
+    scene = settle(out)
+    shown_colours = {k: hooks(out, 0, "h.nodeStyle(arg).color", k) for k in scene["ids"]}
+    count = out.kernel_json(f"people.canvas.to_html({str(target)!r})\npeople.canvas.style(color='label')\nprint(json.dumps(len(people.canvas.subgraph.nodes)))")
     page, remote, errors = open_file(out, target)
     try:
+        there = "document.querySelector('[data-gestalt-canvas]').gestaltCanvas"
+        colours = page.evaluate(f"(ids) => Object.fromEntries(ids.map((k) => [k, {there}.nodeStyle(k).color]))", scene["ids"])
+        assert colours == shown_colours and len(set(colours.values())) > 2, (colours, shown_colours)
+        placed = page.evaluate(f"() => {there}.positions()")
+        want = normalised({k: (scene["xy"][2 * i], scene["xy"][2 * i + 1]) for i, k in enumerate(scene["ids"])})
+        got = normalised({k: (placed[k]["x"], placed[k]["y"]) for k in scene["ids"]})
+        assert all(abs(got[k][0] - want[k][0]) < 0.02 and abs(got[k][1] - want[k][1]) < 0.02 for k in want), (got, want)
         drawn = page.evaluate("() => { const h = document.querySelector('[data-gestalt-canvas]').gestaltCanvas; return [h.nodesDrawn(), h.nodesInView()]; }")
         page.fill("input[type=search]", "Acme")
         page.wait_for_selector(".gc-results li", timeout=5_000)

@@ -308,6 +308,64 @@ def test_switching_layout_moves_in_place_and_keeps_pins(page):
     assert all(pos[e.target]["y"] > pos[e.source]["y"] for e in sg.edges.values())
 
 
+def no_overlap(page, pos) -> list:
+    radius = {k: page.hook("h.nodeStyle(a).size", k) for k in pos}
+    ids = list(pos)
+    return [(a, b) for n, a in enumerate(ids) for b in ids[n + 1 :] if math.dist(pos[a].values(), pos[b].values()) < radius[a] + radius[b]]
+
+
+def test_radial_circular_and_grid_place_nodes_by_their_geometry(page):
+    """radial: one ring per hop from the root, rings growing outward; circular: every node on one circle;
+    grid: rows and columns at even steps. On screen, with no two nodes overlapping."""
+    sg = binary_tree(5)
+    canvas = GraphCanvas(sg)
+    page.mount(canvas)
+    page.settled(30)
+
+    canvas.layout("radial", root="t3")  # a root that is not the tree's own: rings by hop distance, not depth
+    pos = page.settled(10)
+    depth, frontier = {"t3": 0}, ["t3"]  # hops from t3, either way along the tree
+    while frontier:
+        nxt = []
+        for e in sg.edges.values():
+            for a, b in ((e.source, e.target), (e.target, e.source)):
+                if a in frontier and b not in depth:
+                    depth[b] = depth[a] + 1
+                    nxt.append(b)
+        frontier = nxt
+    centre = pos["t3"]
+    rings: dict[int, list[float]] = {}
+    for k, p in pos.items():
+        rings.setdefault(depth[k], []).append(math.dist((p["x"], p["y"]), (centre["x"], centre["y"])))
+    medians = [statistics.median(rings[h]) for h in sorted(rings)]
+    assert medians[0] == 0 and all(b > a + 4 for a, b in zip(medians, medians[1:])), medians
+    for h, distances in rings.items():
+        assert max(distances) - min(distances) <= 0.02 * max(distances) + 0.5, (h, distances)
+    assert not no_overlap(page, pos)
+    page.shot("layout-radial")
+
+    canvas.layout("circular")
+    pos = page.settled(10)
+    cx, cy = statistics.fmean(p["x"] for p in pos.values()), statistics.fmean(p["y"] for p in pos.values())
+    distances = [math.dist((p["x"], p["y"]), (cx, cy)) for p in pos.values()]
+    assert min(distances) > 20 and max(distances) - min(distances) <= 0.02 * max(distances), distances
+    assert not no_overlap(page, pos)
+
+    canvas.layout("grid")
+    pos = page.settled(10)
+    rows = sorted({round(p["y"]) for p in pos.values()})
+    cols = sorted({round(p["x"]) for p in pos.values()})
+    assert len(rows) * len(cols) >= 31 and len(rows) > 1 and len(cols) > 1, (rows, cols)
+    for line in (rows, cols):
+        steps = [b - a for a, b in zip(line, line[1:])]
+        assert max(steps) - min(steps) <= 2, steps  # even steps (rounding aside)
+    assert all(min(abs(p["y"] - r) for r in rows) <= 0.5 and min(abs(p["x"] - c) for c in cols) <= 0.5 for p in pos.values())
+    reading = sorted(pos, key=lambda k: (round(pos[k]["y"]), round(pos[k]["x"])))
+    assert reading == [f"t{i}" for i in range(31)], "read row by row, the grid is in caption order, numbers by value"
+    assert not no_overlap(page, pos)
+    page.shot("layout-grid")
+
+
 def test_injection_values_as_colour_categories_stay_text(page):
     corpus = ["<img src=x onerror=alert(1)>", "</script><script>alert(1)</script>", '"><svg onload=alert(1)>', "javascript:alert(1)"]
     sg = graph([(f"x{i}", "T", {"name": v, "kind": v}) for i, v in enumerate(corpus)], [("x0", "x1", "R")])

@@ -59,11 +59,15 @@ def script_json(value: Any) -> str:
 
 
 def page(canvas: Any) -> str:
-    """The HTML document of what ``canvas`` draws now (nodes added by expansions included)."""
+    """The HTML document of what ``canvas`` draws now (nodes added by expansions included), with its
+    colours, sizes, layout and filter and, once a page has shown it, the nodes where that page put them."""
     subgraph = canvas.subgraph
     counts = canvas._counts if canvas._counts and canvas._counts.get("nodes", 0) >= len(subgraph.nodes) else None
+    graph = {**payload(subgraph, Vocabulary(), canvas.caption_property, counts=counts), "view": canvas.view_state}
+    if canvas.shown is not None:  # the page's arrangement (graph coordinates: y grows upward)
+        graph["at"] = {node_id: [x, -y] for node_id, (x, y, _radius, _colour) in canvas.shown.nodes.items()}
     data = {
-        "graph": payload(subgraph, Vocabulary(), canvas.caption_property, counts=counts),
+        "graph": graph,
         "height": canvas.height,
         "caption": canvas.caption_property,
     }

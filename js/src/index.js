@@ -180,7 +180,9 @@ class CanvasView {
     const m = (this.times.marks = { payload: t0 });
     addItems(graph, this, p.nodes, p.edges, this.styler());
     m.graph = performance.now();
-    if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
+    this.asShown = false;
+    if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
+    else if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
     else startPositions(graph);
     this.encode();
     this.countHighlights();
@@ -206,6 +208,20 @@ class CanvasView {
     if (Array.isArray(want) && want.length) this.setSelection(want, false);
     const rev = this.model.get("revision");
     if (typeof rev === "number" && rev > 0) this.askSync();
+  }
+
+  placeAsShown(at) {
+    startPositions(this.graph); // nodes the page did not show (hidden there) start where a layout would
+    const num = (v) => typeof v === "number" && Number.isFinite(v);
+    this.graph.updateEachNodeAttributes((k, a) => {
+      const p = at[k];
+      if (Array.isArray(p) && num(p[0]) && num(p[1])) {
+        a.x = p[0];
+        a.y = p[1];
+      }
+      return a;
+    }, { attributes: ["x", "y"] });
+    this.asShown = true;
   }
 
   makeRenderer() {
@@ -298,13 +314,13 @@ class CanvasView {
     // big components unfold from pivot-MDS positions, computed after the first frame (which
     // shows the quick spiral) so the first frame costs what it did; FA2 refines from there
     let unfolded = false;
-    if (this.layoutName() === "force" && this.unfoldedFor !== id) {
+    if (this.layoutName() === "force" && this.unfoldedFor !== id && !this.asShown) {
       this.unfoldedFor = id;
       unfolded = startPositions(this.graph, { mds: true });
       if (unfolded && this.renderer) this.renderer.refresh();
     }
-    if (this.layoutName() !== "force") {
-      // a computed layout (layouts/index.js) is placed already: nothing moves
+    if (this.layoutName() !== "force" || this.asShown) {
+      // a computed layout (layouts/index.js), or the positions a page showed, are placed already: nothing moves
       this.times.settled = performance.now();
       this.keepInView();
       this.resolveSettled();

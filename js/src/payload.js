@@ -14,6 +14,7 @@ export function normalizePayload(p) {
     notes: Array.isArray(p.notes) ? p.notes.map((n) => str(n)) : [],
     counts: p.counts && typeof p.counts === "object" ? p.counts : {},
     view: p.view && typeof p.view === "object" ? p.view : {}, // style / layout / filter (filter.js)
+    at: p.at && typeof p.at === "object" ? p.at : null, // {key: [x, y]}: where a page showed them (to_html)
   };
 }
 

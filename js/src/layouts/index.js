@@ -8,11 +8,13 @@ import { startPositions, SPACING } from "../layout.js";
 export const LAYOUTS = ["force", "layered", "radial", "circular", "grid", "positions"];
 const f32 = Math.fround;
 
-// nodes by label, then caption: neighbours in the list look alike
+// nodes by label, then caption, numbers in captions by value ("node 2" before "node 10"):
+// neighbours in the list look alike
+const collate = new Intl.Collator(undefined, { numeric: true }).compare;
 function tidyOrder(view, keys) {
   const order = keys.map((k, i) => i);
   const d = keys.map((k) => view.nd.get(k));
-  order.sort((a, b) => d[a].l - d[b].l || (d[a].lc < d[b].lc ? -1 : d[a].lc > d[b].lc ? 1 : 0));
+  order.sort((a, b) => d[a].l - d[b].l || collate(d[a].lc, d[b].lc));
   return order;
 }
 
@@ -92,6 +94,7 @@ export const layoutMethods = {
   setLayout(spec) {
     if (!spec || !LAYOUTS.includes(spec.name)) return;
     this.layoutSpec = spec;
+    this.asShown = false;
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.newLayoutPromise();
