@@ -163,7 +163,7 @@ def test_hostile_text_stays_text_in_the_snapshot_and_the_page(shell, demo, tmp_p
         subgraph.add_node(Node(f"n{number}\"'<>", ["Person", payload[:40]], {"name": payload, payload[:30]: payload}))
         subgraph.add_edge(Edge(f"e{number}", "anchor", f"n{number}\"'<>", "KNOWS", {"why": payload}))
     canvas = gestalt_nb.show(subgraph).canvas
-    report(canvas)
+    sent = report(canvas)
     svg = canvas.snapshot()
     assert "<script" not in svg and "onerror=" not in svg.replace("onerror=&quot;", "")
     assert "&lt;img src=x onerror=" in svg
@@ -171,7 +171,9 @@ def test_hostile_text_stays_text_in_the_snapshot_and_the_page(shell, demo, tmp_p
     assert page.count("<script") == 3 and page.count("</script>") == 3, "data cannot open or close a script element"
     data = re.search(r'<script type="application/json" id="gestalt-data">(.*?)</script>', page, re.S).group(1)
     assert "<" not in data and ">" not in data
-    captions = [node["c"] for node in json.loads(data)["graph"]["nodes"]]
+    drawn = json.loads(data)["graph"]
+    assert drawn["at"] == {k: [sent["xy"][2 * i], -sent["xy"][2 * i + 1]] for i, k in enumerate(sent["ids"])}, "where the page put them"
+    captions = [node["c"] for node in drawn["nodes"]]
     assert any(caption.startswith(PAYLOADS[1][:50]) for caption in captions), "the payload survives as text"
     assert f"<title>{PAYLOADS[0]}" not in page and "&lt;script&gt;" in page
     assert (tmp_path / "hostile.html").read_text(encoding="utf-8") == page
