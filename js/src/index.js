@@ -61,6 +61,13 @@ class CanvasView {
       search: (q) => this.search(q),
       pick: (key) => this.pick(key),
     });
+    // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
+    root.addEventListener("focusin", (e) => (this.focused = e.target));
+    root.addEventListener("focusout", () =>
+      setTimeout(() => {
+        if (this.root.isConnected && !this.root.contains(document.activeElement)) this.focused = null;
+      }, 0)
+    );
     this.hooks = makeHooks(this);
     root.gestaltCanvas = this.hooks;
     el.gestaltCanvas = this.hooks;
@@ -519,7 +526,16 @@ function adopted(model, el) {
     el.appendChild(view.root);
     view.el = el;
     el.gestaltCanvas = view.hooks;
-    if (view.renderer) view.onResize();
+    // the new output joins the page after render() returns: give the keyboard back once it has
+    const focused = view.focused;
+    let frames = 0;
+    const refocus = () => {
+      if (view.instanceId === -1 || frames++ > 120) return;
+      if (!view.root.isConnected) return requestAnimationFrame(refocus);
+      if (view.renderer) view.onResize();
+      if (focused && view.root.contains(focused) && focused.focus && document.activeElement !== focused) focused.focus({ preventScroll: true });
+    };
+    refocus();
     return view;
   }
   return null;

@@ -131,7 +131,8 @@ export function buildUI(root, on) {
     }
     e.stopPropagation();
   });
-  input.addEventListener("blur", () => setTimeout(() => (results.hidden = true), 150));
+  // hidden once focus has gone elsewhere (not when the canvas only moved to a redrawn output: see index.js)
+  input.addEventListener("blur", () => setTimeout(() => document.activeElement !== input && (results.hidden = true), 150));
 
   const ui = {
     root, input, results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
