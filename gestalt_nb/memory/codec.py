@@ -1,19 +1,28 @@
-"""How GestaltStore lays items out in the graph: names, ids, the path index, and reading nodes back.
+"""How GestaltStore lays items out in the graph: names, ids, the path order, and reading nodes back.
 
-Every item is a ``__MemoryItem`` node whose ``__mem_path`` property (the encoded namespace, then
-``.`` and the key, cut to ``INDEXED_PATH_BYTES`` bytes and hex-encoded) is range-indexed, so
-prefix search is an index range; ids are hashes of the namespace and key, so a get is one lookup.
+An item's path is its encoded namespace, then ``.`` and its key. An item node's id is
+``__mem2:`` and the path's first ``INDEXED_PATH_BYTES`` UTF-8 bytes in hex (then ``~`` and a hash
+of namespace and key when the path is longer), so a get is one lookup, node ids sort in path order
+and prefix search is a range of the node table; one batch's items of one namespace sit side by
+side in every table they touch (node, label index, ``IN_NAMESPACE`` edge and adjacency).
+
+Stores written before this layout (item ids ``__mem:`` + hash, found by the range-indexed
+``__mem_path`` property) stay readable and writable: ``find_item`` tries both ids and
+``items_under`` merges both orders; such an item keeps its id and its path property when updated.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
 from gestaltdb.graphdb import GraphDB, Node
+from gestaltdb.kvstores import LMDBStore, LMDBTransactionStore
 from langgraph.store.base import Item
 from langgraph.store.memory import _compare_values
 
@@ -22,7 +31,8 @@ from ..graph.bookkeeping import MEMORY_ITEM, MEMORY_NAMESPACE
 
 ITEM = MEMORY_ITEM
 NAMESPACE = MEMORY_NAMESPACE
-#: Indexed properties: the encoded namespace path (prefix search) and the expiry (TTL sweeps).
+#: Indexed properties: the encoded namespace path (namespaces, and items of the earlier layout) and
+#: the expiry (TTL sweeps).
 PATH = "__mem_path"
 EXPIRES = "__mem_expires"
 VECTORS = "__mem_vectors"
@@ -66,8 +76,30 @@ def digest(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()[:32]
 
 
+ITEM_IDS = "__mem2:"  # this layout's item ids (path-ordered)
+
+
+def item_path(namespace: tuple[str, ...], key: str) -> str:
+    return encode_namespace(namespace) + "." + key
+
+
 def item_id(namespace: tuple[str, ...], key: str) -> str:
+    """The item's node id: ``__mem2:`` + its path in hex, cut at ``INDEXED_PATH_BYTES`` bytes
+    (then ``~`` + a hash of namespace and key, which sorts after every uncut path it extends)."""
+    raw = item_path(namespace, key).encode("utf-8")
+    if len(raw) <= INDEXED_PATH_BYTES:
+        return ITEM_IDS + raw.hex()
+    return f"{ITEM_IDS}{raw[:INDEXED_PATH_BYTES].hex()}~{digest(list(namespace), key)}"
+
+
+def legacy_item_id(namespace: tuple[str, ...], key: str) -> str:
+    """The id the earlier layout gave an item (a hash of namespace and key)."""
     return f"__mem:{digest(list(namespace), key)}"
+
+
+def link_id(item_node_id: str) -> str:
+    """The id of an item's ``IN_NAMESPACE`` edge: ``__memin`` + the item id after ``__mem``."""
+    return "__memin" + item_node_id[5:]
 
 
 def namespace_id(namespace: tuple[str, ...]) -> str:
@@ -116,6 +148,21 @@ def to_item(node: Node, cls: type = Item, **extra: Any) -> Item:
     )
 
 
+def find_item(db: GraphDB, namespace: tuple[str, ...], key: str, *, legacy: bool = True) -> Node | None:
+    """The item node for ``(namespace, key)`` (this layout's id, then — ``legacy`` — the earlier one)."""
+    ids = (item_id(namespace, key), legacy_item_id(namespace, key)) if legacy else (item_id(namespace, key),)
+    for node_id in ids:
+        node = db.get_node(node_id.encode("utf-8"))
+        if is_item(node) and tuple(node.properties["namespace"]) == namespace and node.properties["key"] == key:
+            return node
+    return None
+
+
+def has_legacy_items(db: GraphDB) -> bool:
+    """Whether any item of the earlier layout (found through the path index) is stored."""
+    return next(iter(_range(db, ITEM, "")), None) is not None
+
+
 def _range(db: GraphDB, label: str, encoded: str) -> Iterator[bytes]:
     if not encoded:
         return db.iter_node_ids_by_label_property_range(label, PATH, None, None)
@@ -123,20 +170,53 @@ def _range(db: GraphDB, label: str, encoded: str) -> Iterator[bytes]:
     return db.iter_node_ids_by_label_property_range(label, PATH, start, successor(start), include_end=False)
 
 
-def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -> Iterator[Node]:
-    """Item nodes whose namespace starts with (or, ``exact``, equals) ``prefix``, in index order.
+def _id_range(db: GraphDB, encoded: str) -> Iterator[Node]:
+    """The nodes whose ids fall in this layout's item-id range for paths starting with ``encoded``."""
+    first = ITEM_IDS + index_value(encoded)
+    start, end = first.encode("utf-8"), successor(first).encode("utf-8")
+    if isinstance(db.store, (LMDBStore, LMDBTransactionStore)):  # keys and values in one pass
+        for key, data in db.store.range_iter(start, end):  # inclusive of end
+            if key >= end:
+                return
+            yield db.entity_serializer.deserialize(data, "Node")
+        return
+    for key in db.store.get_node_keys_generator(key_offset=start):
+        if key < start or key >= end:  # (a store that starts from its first key when none is ≥ start)
+            return
+        node = db.get_node(key)
+        if node is not None:
+            yield node
 
-    An index range on the encoded path, then each node verified, so truncated index values and
-    hash ids can never let a wrong item through.
-    """
+
+def _order(node: Node) -> str:
+    props = node.properties
+    return index_value(item_path(tuple(props["namespace"]), props["key"]))
+
+
+def _verified(nodes: Iterator[Node | None], prefix: tuple[str, ...], exact: bool) -> Iterator[Node]:
     depth = len(prefix)
-    for node_id in _range(db, ITEM, encode_namespace(prefix) + ("." if exact else "")):
-        node = db.get_node(node_id)
+    for node in nodes:
         if not is_item(node):
             continue
         namespace = tuple(node.properties["namespace"])
         if (namespace == prefix) if exact else (namespace[:depth] == prefix):
             yield node
+
+
+def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -> Iterator[Node]:
+    """Item nodes whose namespace starts with (or, ``exact``, equals) ``prefix``, in path order.
+
+    A range of item ids (and, for items of the earlier layout, of the path index, merged in), then
+    each node verified, so cut paths and hashes can never let a wrong item through.
+    """
+    encoded = encode_namespace(prefix) + ("." if exact else "")
+    ordered = _verified(_id_range(db, encoded), prefix, exact)
+    legacy = _verified((db.get_node(node_id) for node_id in _range(db, ITEM, encoded)), prefix, exact)
+    first = next(legacy, None)
+    if first is None:
+        yield from ordered
+        return
+    yield from heapq.merge(ordered, itertools.chain([first], legacy), key=_order)
 
 
 def namespaces_under(db: GraphDB, prefix: tuple[str, ...]) -> Iterator[Node]:

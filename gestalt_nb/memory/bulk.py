@@ -1,0 +1,96 @@
+"""One call's item nodes and ``IN_NAMESPACE`` edges, written with one bulk call per kind.
+
+GestaltDB's ``put_node``/``put_edge`` read each entity again, serialise it through a recursive
+walk and encode every index key part by part. A memory item needs little of that: the store has
+read the old node already, its value is JSON text already (checked before the transaction), and
+when no property index applies to its properties its only index entry is its label's — the same
+key when the item is updated, so nothing to rewrite. ``Pending`` collects the nodes, edges, label
+and edge-type entries and typed-adjacency records of one call's puts and writes each kind with
+one call of the key-value store, inside the batch's transaction. A node a property index applies
+to (a TTL's expiry, an item of the earlier layout, a person's own index), another serialiser than
+JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own code instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gestaltdb.graphdb import Edge, GraphDB, Node
+from gestaltdb.serializers import JSONSerializer
+
+from ..graph.bookkeeping import IN_NAMESPACE
+from .codec import ITEM
+
+_TAG = "__gestaltdb_type__"  # GestaltDB's serialiser escapes dicts that look like its tagged values
+_LABEL = ITEM.encode("utf-8")
+_TYPE = IN_NAMESPACE.encode("utf-8")
+
+
+def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
+    """``tx.put_node`` without its second read of the old node (we hold it already)."""
+    if not hasattr(tx, "_put_node_indexes"):  # another GestaltDB: its own put_node
+        tx.put_node(node)
+        return
+    if old is not None:
+        tx._delete_node_indexes(old)
+    tx.store.put_node(node.get_id_bytes, tx.entity_serializer.serialize(node, "Node"))
+    tx._put_node_indexes(node)
+
+
+class Pending:
+    """What one call's puts write, until ``flush``."""
+
+    def __init__(self, tx: GraphDB) -> None:
+        self.tx = tx
+        serializer = getattr(getattr(tx, "entity_serializer", None), "serializer", None)
+        self.fast = type(serializer) is JSONSerializer and hasattr(tx, "_put_node_indexes") and hasattr(tx.store, "put_nodes_bulk")
+        self.edges_fast = self.fast and "type" not in tx.indexed_edge_properties
+        self.nodes: dict[bytes, bytes] = {}
+        self.entries: list[tuple[str, list[bytes], bytes]] = []
+        self.edges: dict[bytes, bytes] = {}
+        self.typed: list[tuple[bytes, bytes, str, bytes]] = []
+
+    def _indexed(self, node: Node | None, props: dict[str, Any]) -> bool:
+        indexed = self.tx.indexed_node_properties
+        if any(name in props for name in indexed):
+            return True
+        return node is not None and (tuple(node.labels) != (ITEM,) or any(name in node.properties for name in indexed))
+
+    def node(self, node_id: str, props: dict[str, Any], value: Any, text: str | None, old: Node | None) -> None:
+        """An item node with ``props`` and ``value`` (``text``: its JSON) replacing ``old`` (or new)."""
+        if text is None:
+            text = json.dumps(value)
+        if not self.fast or _TAG in text or self._indexed(old, props):
+            write_node(self.tx, Node(node_id, labels=[ITEM], properties={**props, "value": value}), old)
+            return
+        head = json.dumps({"id": node_id, "labels": [ITEM], "properties": props})  # ends with "}}"
+        key = node_id.encode("utf-8")
+        self.nodes[key] = f'{head[:-2]}, "value": {text}}}}}'.encode("utf-8")
+        if old is None:
+            self.entries.append(("node_label", [_LABEL], key))
+
+    def link(self, edge_id: str, item: str, namespace: str) -> None:
+        """A new ``IN_NAMESPACE`` edge from an item to its namespace."""
+        if not self.edges_fast:
+            self.tx.put_edge(Edge(edge_id, item, namespace, properties={"type": IN_NAMESPACE}), update_adjacency=False)
+            return
+        key = edge_id.encode("utf-8")
+        record = {"id": edge_id, "source": item, "target": namespace, "properties": {"type": IN_NAMESPACE}}
+        self.edges[key] = json.dumps(record).encode("utf-8")
+        self.typed.append((item.encode("utf-8"), namespace.encode("utf-8"), IN_NAMESPACE, key))
+        self.entries.append(("edge_type", [_TYPE], key))
+
+    def flush(self) -> None:
+        store = self.tx.store
+        if self.nodes:
+            store.put_nodes_bulk(self.nodes)
+        if self.edges:
+            store.put_edges_bulk(self.edges)
+            store.put_typed_adjacency_bulk(self.typed)
+            counts = getattr(self.tx, "_update_typed_adjacency_count_cache", None)
+            if counts is not None:
+                counts(self.typed, 1)
+        if self.entries:
+            store.put_index_entries_bulk(self.entries)
+        self.nodes, self.entries, self.edges, self.typed = {}, [], {}, []
