@@ -148,9 +148,11 @@ def to_item(node: Node, cls: type = Item, **extra: Any) -> Item:
     )
 
 
-def find_item(db: GraphDB, namespace: tuple[str, ...], key: str, *, legacy: bool = True) -> Node | None:
-    """The item node for ``(namespace, key)`` (this layout's id, then — ``legacy`` — the earlier one)."""
-    ids = (item_id(namespace, key), legacy_item_id(namespace, key)) if legacy else (item_id(namespace, key),)
+def find_item(db: GraphDB, namespace: tuple[str, ...], key: str, *, legacy: bool = True, node_id: str | None = None) -> Node | None:
+    """The item node for ``(namespace, key)`` (this layout's id — ``node_id`` when computed already —
+    then, with ``legacy``, the earlier one)."""
+    node_id = node_id or item_id(namespace, key)
+    ids = (node_id, legacy_item_id(namespace, key)) if legacy else (node_id,)
     for node_id in ids:
         node = db.get_node(node_id.encode("utf-8"))
         if is_item(node) and tuple(node.properties["namespace"]) == namespace and node.properties["key"] == key:

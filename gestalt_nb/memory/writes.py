@@ -52,6 +52,10 @@ class Batch:
     emptied: set[tuple[str, ...]] = field(default_factory=set)  # lost an item: prune if now empty
     vectors: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # item id → new props (None: gone)
     legacy: bool = True  # items of the earlier layout may be stored (look their ids up too)
+    stamp: str = ""  # now, as the ISO text items store
+
+    def __post_init__(self) -> None:
+        self.stamp = iso(self.now)
 
 
 def expiry(minutes: float, now: datetime) -> dict[str, Any]:
@@ -90,21 +94,23 @@ class Writes:
              pending: Pending, text: str | None = None) -> None:
         """Write one put (``text``: its value as JSON, when already made); new nodes and edges wait in
         ``pending`` for the call's flush."""
-        old = find_item(tx, namespace, key, legacy=batch.legacy)
+        node_id = item_id(namespace, key)
+        old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if op.value is None:
             if old is not None:
                 self._remove(tx, old)
                 batch.emptied.add(namespace)
                 batch.vectors[old.get_id] = None
             return
-        now = batch.now
-        node_id = old.get_id if old is not None else item_id(namespace, key)
+        now, stamp = batch.now, batch.stamp
+        if old is not None:
+            node_id = old.get_id
         props: dict[str, Any] = {
             "namespace": list(namespace),
             "key": key,
             "name": caption(key),
-            "created_at": old.properties["created_at"] if old is not None and not expired(old, now.timestamp()) else iso(now),
-            "updated_at": iso(now),
+            "created_at": old.properties["created_at"] if old is not None and not expired(old, now.timestamp()) else stamp,
+            "updated_at": stamp,
         }
         if not node_id.startswith(ITEM_IDS):  # an item of the earlier layout keeps its id and path index
             props[PATH] = index_value(item_path(namespace, key))
