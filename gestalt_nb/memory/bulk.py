@@ -25,6 +25,7 @@ from .codec import ITEM
 _TAG = "__gestaltdb_type__"  # GestaltDB's serialiser escapes dicts that look like its tagged values
 _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
+compact_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps's defaults, without the spaces
 
 
 def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
@@ -60,13 +61,13 @@ class Pending:
     def node(self, node_id: str, props: dict[str, Any], value: Any, text: str | None, old: Node | None) -> None:
         """An item node with ``props`` and ``value`` (``text``: its JSON) replacing ``old`` (or new)."""
         if text is None:
-            text = json.dumps(value)
+            text = compact_json(value)
         if not self.fast or _TAG in text or self._indexed(old, props):
             write_node(self.tx, Node(node_id, labels=[ITEM], properties={**props, "value": value}), old)
             return
-        head = json.dumps({"id": node_id, "labels": [ITEM], "properties": props})  # ends with "}}"
+        head = compact_json({"id": node_id, "labels": [ITEM], "properties": props})  # ends with "}}"
         key = node_id.encode("utf-8")
-        self.nodes[key] = f'{head[:-2]}, "value": {text}}}}}'.encode("utf-8")
+        self.nodes[key] = f'{head[:-2]},"value":{text}}}}}'.encode("utf-8")
         if old is None:
             self.entries.append(("node_label", [_LABEL], key))
 
@@ -77,7 +78,7 @@ class Pending:
             return
         key = edge_id.encode("utf-8")
         record = {"id": edge_id, "source": item, "target": namespace, "properties": {"type": IN_NAMESPACE}}
-        self.edges[key] = json.dumps(record).encode("utf-8")
+        self.edges[key] = compact_json(record).encode("utf-8")
         self.typed.append((item.encode("utf-8"), namespace.encode("utf-8"), IN_NAMESPACE, key))
         self.entries.append(("edge_type", [_TYPE], key))
 

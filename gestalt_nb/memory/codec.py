@@ -23,6 +23,7 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB, Node
 from gestaltdb.kvstores import LMDBStore, LMDBTransactionStore
+from gestaltdb.serializers import JSONSerializer
 from langgraph.store.base import Item
 from langgraph.store.memory import _compare_values
 
@@ -37,9 +38,9 @@ PATH = "__mem_path"
 EXPIRES = "__mem_expires"
 VECTORS = "__mem_vectors"
 INTERNAL_PROPERTIES = frozenset({PATH, EXPIRES, VECTORS})
-#: Bytes of a path kept in the index, stored as hex (ASCII, so JSON never escapes it, and byte
-#: order is kept): the range-index key hex-encodes it again next to the label, property name and
-#: node id, and GestaltDB refuses index keys over 511 bytes.
+#: Bytes of a path kept in an item id (and in the path index), stored as hex (ASCII, so JSON never
+#: escapes it, and byte order is kept): index keys hex- or base64-encode ids and values again next to
+#: labels and property names, and GestaltDB refuses index keys over 511 bytes.
 INDEXED_PATH_BYTES = 80
 CAPTION_BYTES = 32
 _ITEM_FIELDS = ("namespace", "key", "created_at", "updated_at")
@@ -148,13 +149,28 @@ def to_item(node: Node, cls: type = Item, **extra: Any) -> Item:
     )
 
 
+_TAG = b"gestaltdb_type"  # in GestaltDB's tagged values (temporal types, escaped dicts); Python's json never escapes it
+
+
+def load_node(db: GraphDB, data: bytes | None) -> Node | None:
+    """A stored node from its bytes, as ``db.get_node`` reads it: with GestaltDB's JSON serialiser
+    and no tagged value in it, one ``json.loads`` (its walk for tagged values would change nothing)."""
+    if data is None:
+        return None
+    serializer = db.entity_serializer
+    if type(serializer.serializer) is JSONSerializer and _TAG not in data:
+        record = json.loads(data)
+        return Node(record["id"], properties=record["properties"], labels=record.get("labels"))
+    return serializer.deserialize(data, "Node")
+
+
 def find_item(db: GraphDB, namespace: tuple[str, ...], key: str, *, legacy: bool = True, node_id: str | None = None) -> Node | None:
     """The item node for ``(namespace, key)`` (this layout's id — ``node_id`` when computed already —
     then, with ``legacy``, the earlier one)."""
     node_id = node_id or item_id(namespace, key)
     ids = (node_id, legacy_item_id(namespace, key)) if legacy else (node_id,)
     for node_id in ids:
-        node = db.get_node(node_id.encode("utf-8"))
+        node = load_node(db, db.store.get_node(node_id.encode("utf-8")))
         if is_item(node) and tuple(node.properties["namespace"]) == namespace and node.properties["key"] == key:
             return node
     return None
@@ -180,7 +196,7 @@ def _id_range(db: GraphDB, encoded: str) -> Iterator[Node]:
         for key, data in db.store.range_iter(start, end):  # inclusive of end
             if key >= end:
                 return
-            yield db.entity_serializer.deserialize(data, "Node")
+            yield load_node(db, data)
         return
     for key in db.store.get_node_keys_generator(key_offset=start):
         if key < start or key >= end:  # (a store that starts from its first key when none is ≥ start)

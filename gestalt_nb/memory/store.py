@@ -16,11 +16,12 @@ transactions (``batching``) without giving up either; writes from threads and ``
 serialised by one lock per database; an expired item is invisible from its expiry instant by the
 store's clock unless ``ttl={"omit_expired": False}`` (then, as in PostgresStore, it is read until
 a sweep deletes it). Limits: one writing process per database (a second one is refused while the
-first is alive), and prefix search reads an index of the first ``INDEXED_PATH_BYTES`` bytes of
-each path, so prefixes longer than that are verified item by item.
+first is alive), and prefix search reads a range of item ids, which hold the first
+``INDEXED_PATH_BYTES`` bytes of each path, so prefixes longer than that are verified item by item.
 
-The parts: ``codec`` (layout, ids, reading nodes), ``reads``, ``writes``, ``vectors``,
-``batching`` (concurrent async calls), ``lease`` (locks, writer lease, sweeper thread).
+The parts: ``codec`` (layout, ids, reading nodes), ``reads``, ``writes``, ``bulk`` (a call's new
+nodes and edges in one write per kind), ``vectors``, ``batching`` (concurrent async calls),
+``lease`` (locks, writer lease, sweeper thread).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from ..feed.changes import publish_for
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
 from . import lease
 from .batching import Call, batcher_for
-from .bulk import Pending
+from .bulk import Pending, compact_json
 from .codec import (
     EXPIRES,
     INDEXED_PATH_BYTES,
@@ -234,7 +235,7 @@ class GestaltStore(Reads, Writes, BaseStore):
                 texts.pop((op.namespace, op.key), None)
                 if op.value is not None:
                     try:
-                        texts[(op.namespace, op.key)] = json.dumps(op.value)  # checked here, written as is
+                        texts[(op.namespace, op.key)] = compact_json(op.value)  # checked here, written as is
                     except (TypeError, ValueError) as exc:
                         raise GestaltError(f"The value for key {op.key!r} is not JSON: {exc}. Store JSON-compatible values.") from exc
                 puts[(op.namespace, op.key)] = op  # the last put of a key wins, as in InMemoryStore
