@@ -14,6 +14,7 @@ JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own code 
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring_ascii as quote  # a JSON string, as json.dumps writes it
 from typing import Any
 
 from gestaltdb.graphdb import Edge, GraphDB, Node
@@ -26,6 +27,22 @@ _TAG = "__gestaltdb_type__"  # GestaltDB's serialiser escapes dicts that look li
 _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
 compact_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps's defaults, without the spaces
+
+
+_BASIC = ("namespace", "key", "name", "created_at", "updated_at")
+
+
+def _head(node_id: str, props: dict[str, Any]) -> str:
+    """``compact_json({"id": node_id, "labels": [ITEM], "properties": props})`` without its last two
+    ``}``, spelled out for the properties every item has (the id is the store's own: prefix + hex)."""
+    if not all(isinstance(props[name], str) for name in _BASIC[1:]):  # e.g. a created_at a person set by hand
+        return compact_json({"id": node_id, "labels": [ITEM], "properties": props})[:-2]
+    labels = ",".join(map(quote, props["namespace"]))
+    head = (f'{{"id":"{node_id}","labels":["{ITEM}"],"properties":{{"namespace":[{labels}],"key":{quote(props["key"])},'
+            f'"name":{quote(props["name"])},"created_at":{quote(props["created_at"])},"updated_at":{quote(props["updated_at"])}')
+    if len(props) > len(_BASIC):
+        head += "," + compact_json({name: value for name, value in props.items() if name not in _BASIC})[1:-1]
+    return head
 
 
 def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
@@ -65,9 +82,8 @@ class Pending:
         if not self.fast or _TAG in text or self._indexed(old, props):
             write_node(self.tx, Node(node_id, labels=[ITEM], properties={**props, "value": value}), old)
             return
-        head = compact_json({"id": node_id, "labels": [ITEM], "properties": props})  # ends with "}}"
         key = node_id.encode("utf-8")
-        self.nodes[key] = f'{head[:-2]},"value":{text}}}}}'.encode("utf-8")
+        self.nodes[key] = f'{_head(node_id, props)},"value":{text}}}}}'.encode("utf-8")
         if old is None:
             self.entries.append(("node_label", [_LABEL], key))
 
@@ -76,9 +92,9 @@ class Pending:
         if not self.edges_fast:
             self.tx.put_edge(Edge(edge_id, item, namespace, properties={"type": IN_NAMESPACE}), update_adjacency=False)
             return
-        key = edge_id.encode("utf-8")
-        record = {"id": edge_id, "source": item, "target": namespace, "properties": {"type": IN_NAMESPACE}}
-        self.edges[key] = compact_json(record).encode("utf-8")
+        key = edge_id.encode("utf-8")  # ids are the store's own (prefix + hex): nothing in them to escape
+        record = f'{{"id":"{edge_id}","source":"{item}","target":"{namespace}","properties":{{"type":"{IN_NAMESPACE}"}}}}'
+        self.edges[key] = record.encode("utf-8")
         self.typed.append((item.encode("utf-8"), namespace.encode("utf-8"), IN_NAMESPACE, key))
         self.entries.append(("edge_type", [_TYPE], key))
 
