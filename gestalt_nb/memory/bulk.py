@@ -14,10 +14,13 @@ JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own code 
 from __future__ import annotations
 
 import json
+from base64 import urlsafe_b64encode
 from json.encoder import encode_basestring_ascii as quote  # a JSON string, as json.dumps writes it
 from typing import Any
 
+from gestaltdb import kvstores
 from gestaltdb.graphdb import Edge, GraphDB, Node
+from gestaltdb.kvstores import LMDBTransactionStore
 from gestaltdb.serializers import JSONSerializer
 
 from ..graph.bookkeeping import IN_NAMESPACE
@@ -43,6 +46,31 @@ def _head(node_id: str, props: dict[str, Any]) -> str:
     if len(props) > len(_BASIC):
         head += "," + compact_json({name: value for name, value in props.items() if name not in _BASIC})[1:-1]
     return head
+
+
+def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]]) -> None:
+    """``store.put_index_entries_bulk(entries)``. In an LMDB transaction, each (index, parts) prefix is
+    encoded once — by GestaltDB's own ``_index_prefix``, checked against its ``_index_key`` — and the
+    entries go in with one ``putmulti``; any other store, format or an over-long key: GestaltDB's call."""
+    index_db = getattr(getattr(store, "parent", None), "index_db", None)
+    if not isinstance(store, LMDBTransactionStore) or index_db is None or not hasattr(kvstores, "_index_prefix"):
+        store.put_index_entries_bulk(entries)
+        return
+    prefixes: dict[tuple, bytes] = {}
+    pairs = []
+    for name, parts, value in entries:
+        prefix = prefixes.get((name, *parts))
+        if prefix is None:
+            prefix = prefixes[(name, *parts)] = kvstores._index_prefix(name, parts)
+            if prefix + kvstores._index_part(value) != kvstores._index_key(name, parts, value):
+                store.put_index_entries_bulk(entries)
+                return
+        key = prefix + urlsafe_b64encode(value).rstrip(b"=")
+        if len(key) > kvstores.MAX_PORTABLE_INDEX_KEY_BYTES:
+            store.put_index_entries_bulk(entries)  # raises GestaltDB's own error
+            return
+        pairs.append((key, value))
+    store.txn.cursor(db=index_db).putmulti(pairs)
 
 
 def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
@@ -109,5 +137,5 @@ class Pending:
             if counts is not None:
                 counts(self.typed, 1)
         if self.entries:
-            store.put_index_entries_bulk(self.entries)
+            put_index_entries(store, self.entries)
         self.nodes, self.entries, self.edges, self.typed = {}, [], {}, []
