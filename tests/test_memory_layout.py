@@ -89,7 +89,7 @@ def test_new_items_get_path_ordered_ids_labels_and_edges(tmp_path):
     store = GestaltStore(db)
     store.batch([PutOp(("u", str(i % 3)), f"k{i}", {"n": i}) for i in range(30)])
     node = db.get_node(item_id(("u", "1"), "k4").encode("utf-8"))
-    assert node.get_id == "__mem2:" + "u.1..k4".encode().hex() and node.properties["value"] == {"n": 4}
+    assert node.get_id == "__mem2:u.1..k4" and node.properties["value"] == {"n": 4}
     assert PATH not in node.properties  # found by its id's order, not by a path index
     assert count(db, "MATCH (m:__MemoryItem) RETURN count(m) AS c") == 30
     assert edge_count(db) == 30
@@ -100,6 +100,27 @@ def test_new_items_get_path_ordered_ids_labels_and_edges(tmp_path):
     store.put(("u", "1"), "k4", {"n": -4})  # an update rewrites the node, and only the node
     assert store.get(("u", "1"), "k4").value == {"n": -4}
     assert count(db, "MATCH (m:__MemoryItem) RETURN count(m) AS c") == 30 and edge_count(db) == 30
+    db.close()
+
+
+def test_keys_with_separators_quotes_and_control_characters_keep_their_order_and_edges(tmp_path):
+    db = make_db(tmp_path / "g")
+    store = GestaltStore(db)
+    keys = ["x", "x\x1fIN_NAMESPACE\x1fy", "x\x1f", 'q"uo\\te', "\x00", "\x01", " ", "é", "ключ", "a/b", "x.y", ""]
+    store.batch([PutOp(("n", "-a"), key, {"k": key}) for key in keys] + [PutOp(("n",), key, {"k": key}) for key in keys])
+    assert [item.key for item in store.search(("n", "-a"), limit=100)] == sorted(keys)
+    assert [(item.namespace, item.key) for item in store.search(("n",), limit=100)] == sorted(
+        [(("n", "-a"), key) for key in keys] + [(("n",), key) for key in keys],
+        key=lambda place: encode_namespace(place[0]) + "." + place[1])
+    for key in keys:
+        assert store.get(("n", "-a"), key).value == {"k": key}
+        node_id = item_id(("n", "-a"), key)
+        assert "\x1f" not in node_id
+        links = list(db.iter_typed_adjacency(node_id, IN_NAMESPACE, "out"))
+        assert [str(r["neighbor_id"], "utf-8") for r in links] == [namespace_id(("n", "-a"))]
+    assert edge_count(db) == 2 * len(keys)
+    store.batch([PutOp(("n", "-a"), key, None) for key in keys])
+    assert store.list_namespaces() == [("n",)] and edge_count(db) == len(keys)
     db.close()
 
 

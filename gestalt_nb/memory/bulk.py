@@ -37,11 +37,11 @@ _BASIC = ("namespace", "key", "name", "created_at", "updated_at")
 
 def _head(node_id: str, props: dict[str, Any]) -> str:
     """``compact_json({"id": node_id, "labels": [ITEM], "properties": props})`` without its last two
-    ``}``, spelled out for the properties every item has (the id is the store's own: prefix + hex)."""
+    ``}``, spelled out for the properties every item has."""
     if not all(isinstance(props[name], str) for name in _BASIC[1:]):  # e.g. a created_at a person set by hand
         return compact_json({"id": node_id, "labels": [ITEM], "properties": props})[:-2]
     labels = ",".join(map(quote, props["namespace"]))
-    head = (f'{{"id":"{node_id}","labels":["{ITEM}"],"properties":{{"namespace":[{labels}],"key":{quote(props["key"])},'
+    head = (f'{{"id":{quote(node_id)},"labels":["{ITEM}"],"properties":{{"namespace":[{labels}],"key":{quote(props["key"])},'
             f'"name":{quote(props["name"])},"created_at":{quote(props["created_at"])},"updated_at":{quote(props["updated_at"])}')
     if len(props) > len(_BASIC):
         head += "," + compact_json({name: value for name, value in props.items() if name not in _BASIC})[1:-1]
@@ -120,8 +120,8 @@ class Pending:
         if not self.edges_fast:
             self.tx.put_edge(Edge(edge_id, item, namespace, properties={"type": IN_NAMESPACE}), update_adjacency=False)
             return
-        key = edge_id.encode("utf-8")  # ids are the store's own (prefix + hex): nothing in them to escape
-        record = f'{{"id":"{edge_id}","source":"{item}","target":"{namespace}","properties":{{"type":"{IN_NAMESPACE}"}}}}'
+        key = edge_id.encode("utf-8")
+        record = f'{{"id":{quote(edge_id)},"source":{quote(item)},"target":{quote(namespace)},"properties":{{"type":"{IN_NAMESPACE}"}}}}'
         self.edges[key] = record.encode("utf-8")
         self.typed.append((item.encode("utf-8"), namespace.encode("utf-8"), IN_NAMESPACE, key))
         self.entries.append(("edge_type", [_TYPE], key))

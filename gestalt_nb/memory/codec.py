@@ -1,8 +1,9 @@
 """How GestaltStore lays items out in the graph: names, ids, the path order, and reading nodes back.
 
 An item's path is its encoded namespace, then ``.`` and its key. An item node's id is
-``__mem2:`` and the path's first ``INDEXED_PATH_BYTES`` UTF-8 bytes in hex (then ``~`` and a hash
-of namespace and key when the path is longer), so a get is one lookup, node ids sort in path order
+``__mem2:`` and the path's first ``INDEXED_PATH_BYTES`` UTF-8 bytes (control characters escaped;
+then ``~`` and a hash of namespace and key when the path is longer), so a get is one lookup, node
+ids sort in path order
 and prefix search is a range of the node table; one batch's items of one namespace sit side by
 side in every table they touch (node, label index, ``IN_NAMESPACE`` edge and adjacency).
 
@@ -38,9 +39,9 @@ PATH = "__mem_path"
 EXPIRES = "__mem_expires"
 VECTORS = "__mem_vectors"
 INTERNAL_PROPERTIES = frozenset({PATH, EXPIRES, VECTORS})
-#: Bytes of a path kept in an item id (and in the path index), stored as hex (ASCII, so JSON never
-#: escapes it, and byte order is kept): index keys hex- or base64-encode ids and values again next to
-#: labels and property names, and GestaltDB refuses index keys over 511 bytes.
+#: Bytes of a path kept in an item id (as UTF-8) and in the path index (as hex, so JSON never escapes
+#: it): index keys base64- or hex-encode ids and values again next to labels and property names, and
+#: GestaltDB refuses index keys over 511 bytes.
 INDEXED_PATH_BYTES = 80
 CAPTION_BYTES = 32
 _ITEM_FIELDS = ("namespace", "key", "created_at", "updated_at")
@@ -78,19 +79,31 @@ def digest(*parts: Any) -> str:
 
 
 ITEM_IDS = "__mem2:"  # this layout's item ids (path-ordered)
+#: Control characters in an id's path, each as ``\x01`` + one printable character: the order of
+#: paths is kept (the code is prefix-free and ordered) and no ``\x1f`` — the separator of GestaltDB's
+#: adjacency keys, which hold node ids as they are — is left in an id.
+_ESCAPES = {code: "\x01" + chr(0x21 + code) for code in range(0x20)}
 
 
 def item_path(namespace: tuple[str, ...], key: str) -> str:
     return encode_namespace(namespace) + "." + key
 
 
-def item_id(namespace: tuple[str, ...], key: str) -> str:
-    """The item's node id: ``__mem2:`` + its path in hex, cut at ``INDEXED_PATH_BYTES`` bytes
-    (then ``~`` + a hash of namespace and key, which sorts after every uncut path it extends)."""
-    raw = item_path(namespace, key).encode("utf-8")
+def _id_path(path: str) -> tuple[str, bool]:
+    """The path as an id holds it (control characters escaped, cut on a character boundary at
+    ``INDEXED_PATH_BYTES`` bytes), and whether it was cut."""
+    text = path.translate(_ESCAPES)
+    raw = text.encode("utf-8")
     if len(raw) <= INDEXED_PATH_BYTES:
-        return ITEM_IDS + raw.hex()
-    return f"{ITEM_IDS}{raw[:INDEXED_PATH_BYTES].hex()}~{digest(list(namespace), key)}"
+        return text, False
+    return raw[:INDEXED_PATH_BYTES].decode("utf-8", "ignore"), True
+
+
+def item_id(namespace: tuple[str, ...], key: str) -> str:
+    """The item's node id: ``__mem2:`` + its path (``users.42..key``), cut at ``INDEXED_PATH_BYTES``
+    bytes (then ``~`` + a hash of namespace and key), so ids sort as paths do."""
+    text, cut = _id_path(item_path(namespace, key))
+    return f"{ITEM_IDS}{text}~{digest(list(namespace), key)}" if cut else ITEM_IDS + text
 
 
 def legacy_item_id(namespace: tuple[str, ...], key: str) -> str:
@@ -190,7 +203,7 @@ def _range(db: GraphDB, label: str, encoded: str) -> Iterator[bytes]:
 
 def _id_range(db: GraphDB, encoded: str) -> Iterator[Node]:
     """The nodes whose ids fall in this layout's item-id range for paths starting with ``encoded``."""
-    first = ITEM_IDS + index_value(encoded)
+    first = ITEM_IDS + _id_path(encoded)[0]
     start, end = first.encode("utf-8"), successor(first).encode("utf-8")
     if isinstance(db.store, (LMDBStore, LMDBTransactionStore)):  # keys and values in one pass
         for key, data in db.store.range_iter(start, end):  # inclusive of end
