@@ -196,3 +196,26 @@ def test_a_batch_failing_midway_leaves_nothing(tmp_path):
     assert store.list_namespaces() == [("a",), ("c",), ("keep",)]
     assert edge_count(db) == 7
     db.close()
+
+
+def test_gathered_calls_in_one_transaction_see_each_others_writes(tmp_path):
+    db = make_db(tmp_path / "g")
+    store = GestaltStore(db)
+    ns = ("g",)
+
+    async def gathered():
+        return await asyncio.gather(
+            store.aput(ns, "a", {"v": 1}), store.aput(ns, "b", {"v": 1}),
+            store.aput(ns, "a", {"v": 2}, ttl=60),  # the same item again, through GestaltDB's own writes (TTL)
+            store.adelete(ns, "b"),  # an item only an earlier call of the transaction wrote
+            store.aget(ns, "a"), store.asearch(ns),
+            store.aput(ns, "c", {"v": 3}), store.aput(ns, "a", {"v": 4}),
+        )
+
+    outcomes = asyncio.run(gathered())
+    assert outcomes[4].value == {"v": 2} and [item.key for item in outcomes[5]] == ["a"]
+    assert [(item.key, item.value) for item in store.search(ns)] == [("a", {"v": 4}), ("c", {"v": 3})]
+    assert store.get(ns, "b") is None
+    assert count(db, "MATCH (m:__MemoryItem) RETURN count(m) AS c") == 2 and edge_count(db) == 2
+    assert db.get_node(item_id(ns, "a").encode("utf-8")).properties.get("ttl_minutes") is None
+    db.close()

@@ -1,12 +1,13 @@
-"""One call's item nodes and ``IN_NAMESPACE`` edges, written with one bulk call per kind.
+"""A transaction's new item nodes and ``IN_NAMESPACE`` edges, written with one bulk call per kind.
 
 GestaltDB's ``put_node``/``put_edge`` read each entity again, serialise it through a recursive
 walk and encode every index key part by part. A memory item needs little of that: the store has
 read the old node already, its value is JSON text already (checked before the transaction), and
 when no property index applies to its properties its only index entry is its label's — the same
 key when the item is updated, so nothing to rewrite. ``Pending`` collects the nodes, edges, label
-and edge-type entries and typed-adjacency records of one call's puts and writes each kind with
-one call of the key-value store, inside the batch's transaction. A node a property index applies
+and edge-type entries and typed-adjacency records of the puts and writes each kind with one call
+of the key-value store, inside the batch's transaction, whenever a read (or a second put of the
+same item) needs them written, and at the end. A node a property index applies
 to (a TTL's expiry, an item of the earlier layout, a person's own index), another serialiser than
 JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own code instead.
 """
@@ -48,6 +49,9 @@ def _head(node_id: str, props: dict[str, Any]) -> str:
     return head
 
 
+_PREFIXES: dict[tuple, bytes] = {}  # (index, parts) → its key prefix, checked once per process
+
+
 def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]]) -> None:
     """``store.put_index_entries_bulk(entries)``. In an LMDB transaction, each (index, parts) prefix is
     encoded once — by GestaltDB's own ``_index_prefix``, checked against its ``_index_key`` — and the
@@ -56,15 +60,15 @@ def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]])
     if not isinstance(store, LMDBTransactionStore) or index_db is None or not hasattr(kvstores, "_index_prefix"):
         store.put_index_entries_bulk(entries)
         return
-    prefixes: dict[tuple, bytes] = {}
     pairs = []
     for name, parts, value in entries:
-        prefix = prefixes.get((name, *parts))
+        prefix = _PREFIXES.get((name, *parts))
         if prefix is None:
-            prefix = prefixes[(name, *parts)] = kvstores._index_prefix(name, parts)
+            prefix = kvstores._index_prefix(name, parts)
             if prefix + kvstores._index_part(value) != kvstores._index_key(name, parts, value):
                 store.put_index_entries_bulk(entries)
                 return
+            _PREFIXES[(name, *parts)] = prefix
         key = prefix + urlsafe_b64encode(value).rstrip(b"=")
         if len(key) > kvstores.MAX_PORTABLE_INDEX_KEY_BYTES:
             store.put_index_entries_bulk(entries)  # raises GestaltDB's own error

@@ -302,12 +302,14 @@ class GestaltStore(Reads, Writes, BaseStore):
         pending = Pending(tx)
         outcomes = []
         for call in calls:
+            if any(not isinstance(op, PutOp) for op in call.ops):
+                pending.flush()  # its reads see the calls before it
             refresh: dict[str, float] = {}
             outcomes.append([self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
             self._refresh(tx, refresh, batch)
             for place, op in call.puts.items():
                 self._put(tx, *place, op, call.vectors.get(place), batch, pending, call.texts.get(place))
-            pending.flush()  # the next call's reads see this one's writes
+        pending.flush()
         self._prune(tx, batch)
         self._pending_vectors = (batch.vectors, write_id(tx))
         return outcomes

@@ -93,8 +93,10 @@ class Writes:
     def _put(self, tx: GraphDB, namespace: tuple, key: str, op: PutOp, vectors: dict | None, batch: Batch,
              pending: Pending, text: str | None = None) -> None:
         """Write one put (``text``: its value as JSON, when already made); new nodes and edges wait in
-        ``pending`` for the call's flush."""
+        ``pending`` until a read or a later put of the same item needs them written."""
         node_id = item_id(namespace, key)
+        if node_id.encode("utf-8") in pending.nodes:  # an earlier call of this transaction wrote it
+            pending.flush()
         old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if op.value is None:
             if old is not None:
