@@ -4,7 +4,8 @@ Sections (``--sections``; all by default):
 
 * ``inmemory`` — put, get and prefix-search latency against InMemoryStore (below);
 * ``sqlite`` — against SqliteStore on a file (langgraph-checkpoint-sqlite): sequential put and
-  get, and one ``batch`` of 1,000 new puts, at each ``--sizes``; vector search (``index=``, the
+  get, prefix search (one user's namespace, ``limit=10``) with and without a value filter, and one
+  ``batch`` of 1,000 new puts, at each ``--sizes``; vector search (``index=``, the
   same embedding function for both) in one namespace of 100 items and across all namespaces, at
   ``--vector-size`` items. Targets: batch and vector search ≤ 2× SqliteStore.
 * ``async`` — 1,000 and 10,000 gathered ``aput`` then ``aget`` coroutines against
@@ -198,8 +199,17 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
         picks = [rng.randrange(size) for _ in range(ops)]
         return lambda: [store.get(("users", str(i // PER_NAMESPACE), "memories"), f"m{i}") for i in picks]
 
+    def searches(store, name, run):
+        picks = [str(rng.randrange(users)) for _ in range(ops)]
+        return lambda: [store.search(("users", u), limit=10) for u in picks]
+
+    def filtered_searches(store, name, run):
+        picks = [str(rng.randrange(users)) for _ in range(ops)]
+        return lambda: [store.search(("users", u), filter={"kind": "fact", "n": {"$gte": 10}}, limit=10) for u in picks]
+
     for label, action, per in (("batch of 1,000 puts", batch_of_puts, 1), (f"put ×{ops}", sequential_puts, ops),
-                               (f"get ×{ops}", sequential_gets, ops)):
+                               (f"get ×{ops}", sequential_gets, ops), (f"search ×{ops}", searches, ops),
+                               (f"filtered search ×{ops}", filtered_searches, ops)):
         medians = interleave(stores, action, runs)
         rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
     stores["gestalt"].close()
@@ -270,7 +280,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "async"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--vector-size", type=int, default=10_000)
+    parser.add_argument("--vector-size", type=int, default=10_000, help="items for the vector-search rows (0: skip them)")
     parser.add_argument("--gathered", type=int, nargs="+", default=[1_000, 10_000])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--ops", type=int, default=200)
@@ -289,7 +299,8 @@ def main() -> None:
             title = f"against SqliteStore (SQLite {SQLITE.sqlite_version}): median per call (batch: per batch) over {args.runs} interleaved samples"
             for size in args.sizes:
                 print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp)))
-            print_rows(title, "SqliteStore", vector_rows(args.vector_size, args.runs, Path(tmp)))
+            if args.vector_size:
+                print_rows(title, "SqliteStore", vector_rows(args.vector_size, args.runs, Path(tmp)))
         if "async" in args.sections:
             rows = asyncio.run(async_rows(args.gathered, max(3, args.runs // 2), Path(tmp)))
             print_rows("against AsyncSqliteStore: median wall time of the whole gather", "AsyncSqlite", rows)

@@ -11,19 +11,20 @@ so a failing call fails only itself (each call stays all or nothing).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
 @dataclass
 class Call:
     """One prepared ``batch``/``abatch`` call: its ops, its puts (last put of a key wins), the
-    query vectors and the document vectors it needs."""
+    query vectors and the document vectors it needs, and its put values as JSON text."""
 
     ops: list
     puts: dict
     queries: dict
     vectors: dict
+    texts: dict = field(default_factory=dict)
 
 
 class Batcher:

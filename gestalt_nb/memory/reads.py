@@ -8,7 +8,7 @@ from gestaltdb.graphdb import GraphDB, Node
 from langgraph.store.base import GetOp, ListNamespacesOp, Op, SearchItem, SearchOp
 from langgraph.store.memory import _does_match
 
-from .codec import expired, is_item, item_id, items_under, literal_head, matches, namespaces_under, to_item
+from .codec import expired, find_item, items_under, literal_head, matches, namespaces_under, to_item
 from .vectors import VectorCache, scored_nodes, snapshot_id, write_id
 
 
@@ -23,10 +23,8 @@ class Reads:
         """One op's answer; ``now`` None when expired items are read too (``omit_expired=False``);
         ``batch`` is the write transaction's ``Batch`` when ``db`` is one."""
         if isinstance(op, GetOp):
-            node = db.get_node(item_id(op.namespace, op.key).encode("utf-8"))
-            if not is_item(node) or tuple(node.properties["namespace"]) != op.namespace or node.properties["key"] != op.key:
-                return None
-            if expired(node, now):
+            node = find_item(db, op.namespace, op.key, legacy=batch.legacy if batch is not None else True)
+            if node is None or expired(node, now):
                 return None
             self._note_refresh(node, op.refresh_ttl, refresh)
             return to_item(node)

@@ -18,7 +18,7 @@ from ..graph import values
 from ..display import Shown
 from ..errors import GestaltError
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
-from .codec import ITEM, NAMESPACE, PATH, namespace_id
+from .codec import ITEM, NAMESPACE, PATH, link_id, namespace_id
 from .codec import expired as _expired
 from .codec import items_under as _items_under
 from .codec import namespaces_under as _namespaces_under
@@ -119,7 +119,7 @@ def browse(connection: Any, prefix: tuple[str, ...] = (), *, limit: int = 200) -
             shown["expires_at"] = props["expires_at"]
         graph.add_node(Node(node.get_id, (ITEM,), shown))
         parent = namespace_id(namespace)
-        graph.add_edge(Edge(f"__memin:{node.get_id[6:]}", node.get_id, parent, IN_NAMESPACE, {"type": IN_NAMESPACE}))
+        graph.add_edge(Edge(link_id(node.get_id), node.get_id, parent, IN_NAMESPACE, {"type": IN_NAMESPACE}))
     result.namespaces = sorted(namespaces)
     for item, links in about.items():
         for edge_id, target in links:

@@ -16,11 +16,12 @@ transactions (``batching``) without giving up either; writes from threads and ``
 serialised by one lock per database; an expired item is invisible from its expiry instant by the
 store's clock unless ``ttl={"omit_expired": False}`` (then, as in PostgresStore, it is read until
 a sweep deletes it). Limits: one writing process per database (a second one is refused while the
-first is alive), and prefix search reads an index of the first ``INDEXED_PATH_BYTES`` bytes of
-each path, so prefixes longer than that are verified item by item.
+first is alive), and prefix search reads a range of item ids, which hold the first
+``INDEXED_PATH_BYTES`` bytes of each path, so prefixes longer than that are verified item by item.
 
-The parts: ``codec`` (layout, ids, reading nodes), ``reads``, ``writes``, ``vectors``,
-``batching`` (concurrent async calls), ``lease`` (locks, writer lease, sweeper thread).
+The parts: ``codec`` (layout, ids, reading nodes), ``reads``, ``writes``, ``bulk`` (a call's new
+nodes and edges in one write per kind), ``vectors``, ``batching`` (concurrent async calls),
+``lease`` (locks, writer lease, sweeper thread).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from ..feed.changes import publish_for
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
 from . import lease
 from .batching import Call, batcher_for
+from .bulk import Pending, compact_json
 from .codec import (
     EXPIRES,
     INDEXED_PATH_BYTES,
@@ -67,6 +69,7 @@ from .codec import (
     PATH,
     as_namespace,
     encode_namespace,
+    has_legacy_items,
     item_id,
     namespace_id,
     utc_now,
@@ -188,16 +191,16 @@ class GestaltStore(Reads, Writes, BaseStore):
 
     # -- BaseStore --------------------------------------------------------------------------
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        ops, puts = self._prepare(ops)
+        ops, puts, texts = self._prepare(ops)
         queries = self._embed_queries(ops)
         vectors = self._embed_documents(puts)
-        outcome = self._run_calls([Call(ops, puts, queries, vectors)])[0]
+        outcome = self._run_calls([Call(ops, puts, queries, vectors, texts)])[0]
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        ops, puts = self._prepare(ops)
+        ops, puts, values = self._prepare(ops)
         queries: dict[str, list[float]] = {}
         texts = sorted({op.query for op in ops if isinstance(op, SearchOp) and op.query}) if self.embeddings else []
         if texts:
@@ -208,7 +211,7 @@ class GestaltStore(Reads, Writes, BaseStore):
         if to_embed:
             embedded = await self.embeddings.aembed_documents(list(to_embed))
             vectors = assign(self._dims(), to_embed, embedded)
-        return await batcher_for(self).submit(Call(ops, puts, queries, vectors))
+        return await batcher_for(self).submit(Call(ops, puts, queries, vectors, values))
 
     # -- preparing -------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -218,22 +221,25 @@ class GestaltStore(Reads, Writes, BaseStore):
     def _dims(self) -> int | None:
         return (self.index_config or {}).get("dims")
 
-    def _prepare(self, ops: Iterable[Op]) -> tuple[list[Op], dict[tuple[tuple[str, ...], str], PutOp]]:
+    def _prepare(self, ops: Iterable[Op]) -> tuple[list[Op], dict[tuple[tuple[str, ...], str], PutOp], dict]:
+        """The ops checked, the puts (last put of a key wins) and each put value's JSON text."""
         self._check_open()
         ops = [_normalised(op) for op in ops]
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        texts: dict[tuple[tuple[str, ...], str], str] = {}
         for op in ops:
             if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp, PutOp)):
                 raise GestaltError(f"Unknown store operation {type(op).__name__}; use GetOp, SearchOp, ListNamespacesOp or PutOp.")
             validate_op_namespace(op)
             if isinstance(op, PutOp):
+                texts.pop((op.namespace, op.key), None)
                 if op.value is not None:
                     try:
-                        json.dumps(op.value)
+                        texts[(op.namespace, op.key)] = compact_json(op.value)  # checked here, written as is
                     except (TypeError, ValueError) as exc:
                         raise GestaltError(f"The value for key {op.key!r} is not JSON: {exc}. Store JSON-compatible values.") from exc
                 puts[(op.namespace, op.key)] = op  # the last put of a key wins, as in InMemoryStore
-        return ops, puts
+        return ops, puts, texts
 
     def _embed_queries(self, ops: list[Op]) -> dict[str, list[float]]:
         if not self.embeddings:
@@ -291,15 +297,19 @@ class GestaltStore(Reads, Writes, BaseStore):
         return outcomes
 
     def _write_calls(self, tx: GraphDB, calls: list[Call]) -> list[Any]:
-        batch = Batch(self.clock())  # read under the lock, so updated_at follows the commit order
+        batch = Batch(self.clock(), legacy=has_legacy_items(tx))  # the clock read under the lock: updated_at follows commits
         cutoff = self._cutoff(batch.now)
+        pending = Pending(tx)
         outcomes = []
         for call in calls:
+            if any(not isinstance(op, PutOp) for op in call.ops):
+                pending.flush()  # its reads see the calls before it
             refresh: dict[str, float] = {}
             outcomes.append([self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
             self._refresh(tx, refresh, batch)
-            for (namespace, key), op in call.puts.items():
-                self._put(tx, namespace, key, op, call.vectors.get((namespace, key)), batch)
+            for place, op in call.puts.items():
+                self._put(tx, *place, op, call.vectors.get(place), batch, pending, call.texts.get(place))
+        pending.flush()
         self._prune(tx, batch)
         self._pending_vectors = (batch.vectors, write_id(tx))
         return outcomes

@@ -1,9 +1,9 @@
 """GestaltStore's writes inside one transaction: put, delete, TTL refresh and sweep, namespace upkeep.
 
 A batch of N puts costs work proportional to N: each namespace node is looked up once per batch
-(``Batch.namespaces``), each item node is read once and written once (its old index entries
-removed, its new ones added — GestaltDB's ``put_node`` would read it again), and an item's
-``IN_NAMESPACE`` edge is written only when the item is new.
+(``Batch.namespaces``), each item node is read once and written once, and an item's
+``IN_NAMESPACE`` edge is written only when the item is new; a call's new nodes and edges go to
+the key-value store with one call per kind (``bulk``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langgraph.store.base import PutOp
 
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
+from .bulk import Pending, write_node
 from .codec import (
     EXPIRES,
     ITEM,
+    ITEM_IDS,
     NAMESPACE,
     PATH,
     VECTORS,
@@ -26,11 +28,14 @@ from .codec import (
     digest,
     encode_namespace,
     expired,
+    find_item,
     index_value,
     is_item,
     item_id,
+    item_path,
     items_under,
     iso,
+    link_id,
     namespace_id,
     text,
 )
@@ -46,22 +51,16 @@ class Batch:
     namespaces: dict[tuple[str, ...], str] = field(default_factory=dict)  # ensured this batch → node id
     emptied: set[tuple[str, ...]] = field(default_factory=set)  # lost an item: prune if now empty
     vectors: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # item id → new props (None: gone)
+    legacy: bool = True  # items of the earlier layout may be stored (look their ids up too)
+    stamp: str = ""  # now, as the ISO text items store
+
+    def __post_init__(self) -> None:
+        self.stamp = iso(self.now)
 
 
 def expiry(minutes: float, now: datetime) -> dict[str, Any]:
     expires = now + timedelta(minutes=minutes)
     return {"ttl_minutes": minutes, "expires_at": iso(expires), EXPIRES: expires.timestamp()}
-
-
-def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
-    """``tx.put_node`` without its second read of the old node (we hold it already)."""
-    if not hasattr(tx, "_put_node_indexes"):  # another GestaltDB: its own put_node
-        tx.put_node(node)
-        return
-    if old is not None:
-        tx._delete_node_indexes(old)
-    tx.store.put_node(node.get_id_bytes, tx.entity_serializer.serialize(node, "Node"))
-    tx._put_node_indexes(node)
 
 
 class Writes:
@@ -91,41 +90,46 @@ class Writes:
             ids = [ids]
         return [str(entity) for entity in ids]
 
-    def _put(self, tx: GraphDB, namespace: tuple, key: str, op: PutOp, vectors: dict | None, batch: Batch) -> None:
+    def _put(self, tx: GraphDB, namespace: tuple, key: str, op: PutOp, vectors: dict | None, batch: Batch,
+             pending: Pending, text: str | None = None) -> None:
+        """Write one put (``text``: its value as JSON, when already made); new nodes and edges wait in
+        ``pending`` until a read or a later put of the same item needs them written."""
         node_id = item_id(namespace, key)
-        old = tx.get_node(node_id.encode("utf-8"))
-        old = old if is_item(old) else None
+        if node_id.encode("utf-8") in pending.nodes:  # an earlier call of this transaction wrote it
+            pending.flush()
+        old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if op.value is None:
             if old is not None:
                 self._remove(tx, old)
                 batch.emptied.add(namespace)
-                batch.vectors[node_id] = None
+                batch.vectors[old.get_id] = None
             return
-        value = dict(op.value)
-        now = batch.now
+        now, stamp = batch.now, batch.stamp
+        if old is not None:
+            node_id = old.get_id
         props: dict[str, Any] = {
             "namespace": list(namespace),
             "key": key,
             "name": caption(key),
-            "value": value,
-            "created_at": old.properties["created_at"] if old is not None and not expired(old, now.timestamp()) else iso(now),
-            "updated_at": iso(now),
-            PATH: index_value(encode_namespace(namespace) + "." + key),
+            "created_at": old.properties["created_at"] if old is not None and not expired(old, now.timestamp()) else stamp,
+            "updated_at": stamp,
         }
+        if not node_id.startswith(ITEM_IDS):  # an item of the earlier layout keeps its id and path index
+            props[PATH] = index_value(item_path(namespace, key))
         if op.ttl is not None:
             props.update(expiry(op.ttl, now))
         if vectors and self.index_config and op.index is not False:
             props[VECTORS] = vectors
-        about = self._about(value)
+        about = self._about(op.value)
         if about:
             props["about"] = about
         parent = self._ensure_namespace(tx, namespace, batch)
-        write_node(tx, Node(node_id, labels=[ITEM], properties=props), old)
+        pending.node(node_id, props, op.value, text, old)
         if old is not None or VECTORS in props:
             batch.vectors[node_id] = props
-        link = f"__memin:{node_id[6:]}"
+        link = link_id(node_id)
         if old is None or tx.store.get_edge(link.encode("utf-8")) is None:
-            tx.put_edge(Edge(link, node_id, parent, properties={"type": IN_NAMESPACE}), update_adjacency=False)
+            pending.link(link, node_id, parent)
         if about or (old is not None and old.properties.get("about")):
             self._link_about(tx, node_id, about)
 
