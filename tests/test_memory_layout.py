@@ -124,6 +124,32 @@ def test_keys_with_separators_quotes_and_control_characters_keep_their_order_and
     db.close()
 
 
+def test_the_bulk_path_writes_what_gestaltdbs_own_serialiser_writes(tmp_path):
+    """The store spells its item and edge records out itself (memory/bulk.py): each stored record must be
+    the JSON document GestaltDB's own serialiser makes of the entity GestaltDB reads back (compact, so not
+    the same bytes), with its adjacency and its label and type entries, so a GestaltDB release that changed
+    its record format fails here rather than in a person's store."""
+    import json
+
+    db = make_db(tmp_path / "g")
+    store = GestaltStore(db)
+    values = [{"n": 1}, {"text": 'q"u\\o\u00e9\u2028\x00', "list": [1, 2.5, None, True], "deep": {"a": {"b": []}}}, {}, {"big": 10**20, "neg": -0.5}]
+    puts = [PutOp(("ns", "sub"), f"k{i}", value) for i, value in enumerate(values)] + [PutOp(("ns",), "\x00odd \"key\"", {"n": 0})]
+    store.batch(puts)
+    for op in puts:
+        node_id = item_id(op.namespace, op.key)
+        node = db.get_node(node_id.encode("utf-8"))
+        assert node.properties["value"] == op.value and list(node.labels) == [ITEM]
+        assert json.loads(db.store.get_node(node_id.encode("utf-8"))) == json.loads(db.entity_serializer.serialize(node, "Node")), node_id
+        (link,) = db.iter_typed_adjacency(node_id, IN_NAMESPACE, "out")
+        edge = db.get_edge(link["edge_id"])
+        assert (edge.source, edge.target, edge.get_type) == (node_id, namespace_id(op.namespace), IN_NAMESPACE)
+        assert json.loads(db.store.get_edge(link["edge_id"])) == json.loads(db.entity_serializer.serialize(edge, "Edge"))
+    rows = db.query("MATCH (m:__MemoryItem)-[r:IN_NAMESPACE]->(n:__MemoryNamespace) RETURN m.key AS key, n.path AS path").records
+    assert sorted((r["path"], r["key"]) for r in rows) == sorted(("/".join(op.namespace), op.key) for op in puts)
+    db.close()
+
+
 def test_a_value_shaped_like_gestaltdbs_tagged_values_comes_back_as_written(tmp_path):
     db = make_db(tmp_path / "g")
     store = GestaltStore(db)
