@@ -163,3 +163,10 @@ def test_a_node_read_twice_is_kept_once(typed):
     firsts = [row[0] for row in result.rows._items]
     assert len(firsts) == 2 and firsts[0] is firsts[1] is result.subgraph.nodes["__lc_int__:1"]
     assert values.frame(result.records, result.columns).equals(result.df)
+
+
+def test_a_write_that_changes_a_node_between_rows_keeps_each_rows_state(typed):
+    query = "UNWIND [1, 1.0, true] AS v MATCH (a:T {i: 2}) SET a.c = v RETURN a, v"
+    result = gestalt_nb.run(query, write=True)
+    again = typed.graph.query(query)  # the same writes again: the same row states
+    assert _dumps(result.records) == _dumps(again)

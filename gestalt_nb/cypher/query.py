@@ -162,7 +162,7 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
         if prepared.writes:
             # Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected.
             records = graph.query(prepared.text, params, read_snapshot=False)
-            return (reading.rows(records, row_limit), len(records) > row_limit), None, None
+            return (reading.rows(records, row_limit, write=True), len(records) > row_limit), None, None
         check_ranges(prepared.ranges, params, budget)
 
         def read():

@@ -38,7 +38,7 @@ def reader(adapter: Any) -> Any:
     return EngineReads(adapter.graph)
 
 
-def rows(records: list[Any], limit: int) -> Rows:
+def rows(records: list[Any], limit: int, *, write: bool = False) -> Rows:
     """The first ``limit`` records as ``Rows``: read from the engine's values, or the adapter's JSON as given."""
     kept = records[:limit]
-    return Rows.from_engine(kept) if isinstance(records, EngineRecords) else Rows.from_json(kept)
+    return Rows.from_engine(kept, same_state=not write) if isinstance(records, EngineRecords) else Rows.from_json(kept)

@@ -60,22 +60,47 @@ def to_json(value: Any) -> Any:
     return value
 
 
-class _Reader:
-    """Turns one result's engine values into compact values; an engine object read twice is converted once."""
+_SCALARS = frozenset({str, int, bool, type(None)})  # JSON as they are (finite floats too)
+_new = object.__new__
+_NODE_SLOTS = tuple(Node.__dict__[name].__set__ for name in ("id", "labels", "properties"))
+_EDGE_SLOTS = tuple(Edge.__dict__[name].__set__ for name in ("id", "source", "target", "type", "properties"))
 
-    def __init__(self) -> None:
+
+def _node(node_id: str, labels: tuple[str, ...], properties: Any) -> Node:
+    """``Node(node_id, labels, properties)`` without the frozen dataclass's per-field ``__setattr__`` (thousands per result)."""
+    node = _new(Node)
+    for setter, value in zip(_NODE_SLOTS, (node_id, labels, properties)):
+        setter(node, value)
+    return node
+
+
+def _edge(edge_id: str, source: str, target: str, kind: str, properties: Any) -> Edge:
+    edge = _new(Edge)
+    for setter, value in zip(_EDGE_SLOTS, (edge_id, source, target, kind, properties)):
+        setter(edge, value)
+    return edge
+
+
+class _Reader:
+    """Turns one result's engine values into compact values; an engine object read twice is converted once,
+    and, within one snapshot (``same_state``: a read), another engine object with the same id shares it when equal."""
+
+    def __init__(self, same_state: bool) -> None:
+        self.same_state = same_state
         self.seen: dict[int, Any] = {}  # id(engine object) -> its compact value (the objects outlive the read)
         self.ids: dict[str, str] = {}  # one string object per node id (edges' endpoints share it)
-        self.entities: dict[tuple[type, str], Any] = {}  # (kind, id) -> the first compact entity with that id
+        self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per label set
+        self.nodes: dict[str, Node] = {}
+        self.edges: dict[str, Edge] = {}
 
     def value(self, value: Any, depth: int) -> Any:
         kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None or (kind is float and _isfinite(value)):
+        if kind in _SCALARS or (kind is float and _isfinite(value)):
             return value
-        if isinstance(value, (EngineNode, EngineEdge, PathValue)):
+        if kind is EngineNode or kind is EngineEdge or isinstance(value, (EngineNode, EngineEdge, PathValue)):
             known = self.seen.get(id(value))
             if known is None:
-                known = self.seen[id(value)] = self.shared(self.entity(value, depth))
+                known = self.seen[id(value)] = self.entity(value, depth)
             return known
         if depth < 64 and (kind is list or kind is tuple):
             return [self.value(item, depth + 1) for item in value]
@@ -84,33 +109,46 @@ class _Reader:
         return normalize(value, _depth=depth)  # the adapter's conversion, or its error
 
     def entity(self, value: Any, depth: int) -> Any:
-        if isinstance(value, PathValue):
-            if depth >= 63:
-                return normalize(value, _depth=depth)
-            return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
         if isinstance(value, EngineNode):
-            labels = value.labels
-            if type(value._id) is not str or not all(type(label) is str for label in labels) or depth >= 62:
+            return self.node(value, depth)
+        if isinstance(value, EngineEdge):
+            return self.edge(value, depth)
+        if depth >= 63:
+            return normalize(value, _depth=depth)
+        return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
+
+    def node(self, value: EngineNode, depth: int) -> Any:
+        node_id, labels = value._id, self.labels.get(value.labels)
+        if labels is None:
+            if not all(type(label) is str for label in value.labels):
                 return normalize(value, _depth=depth)
-            return Node(self._id(value._id), tuple(map(_intern, labels)), self.properties(value.properties, depth + 1))
+            labels = self.labels[value.labels] = tuple(map(_intern, value.labels))
+        known = self.nodes.get(node_id) if self.same_state else None
+        if known is not None and known.labels == labels and known.properties == value.properties:
+            return known
+        if type(node_id) is not str or depth >= 62:
+            return normalize(value, _depth=depth)
+        properties = self.properties(value.properties, depth + 1)
+        node = _node(self.ids.setdefault(node_id, node_id), labels, properties)
+        if known is None and self.same_state:
+            self.nodes[node_id] = node
+        return node
+
+    def edge(self, value: EngineEdge, depth: int) -> Any:
+        known = self.edges.get(value._id) if self.same_state else None
+        if known is not None and known.properties == value.properties and (known.source, known.target) == (value.source, value.target):
+            return known
         source, target = (end if isinstance(end, str) else end.get_id for end in (value.source, value.target))
         if not (type(value._id) is str and type(source) is str and type(target) is str) or depth >= 62:
             return normalize(value, _depth=depth)
         properties = self.properties(value.properties, depth + 1)
         kind = properties.get("type") if isinstance(properties, dict) else None
         kind = _intern(kind) if type(kind) is str else (kind if isinstance(kind, str) else "")
-        return Edge(value._id, self._id(source), self._id(target), kind, properties)
-
-    def shared(self, entity: Any) -> Any:
-        """An equal entity read earlier in this result (another engine object, the same id) if there is one."""
-        kind = type(entity)
-        if kind is not Node and kind is not Edge:
-            return entity
-        first = self.entities.setdefault((kind, entity.id), entity)
-        return first if first == entity else entity
-
-    def _id(self, text: str) -> str:
-        return self.ids.setdefault(text, text)
+        ids = self.ids
+        edge = _edge(value._id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
+        if known is None and self.same_state:
+            self.edges[value._id] = edge
+        return edge
 
     @staticmethod
     def properties(properties: Any, depth: int) -> Any:
@@ -119,9 +157,7 @@ class _Reader:
             out = {}
             for key, value in properties.items():
                 kind = type(value)
-                if type(key) is not str or not (
-                    kind is str or kind is int or kind is bool or value is None or (kind is float and _isfinite(value))
-                ):
+                if type(key) is not str or not (kind in _SCALARS or (kind is float and _isfinite(value))):
                     break
                 out[_intern(key)] = value
             else:
@@ -138,9 +174,10 @@ class Rows(Sequence):
         self._records = records
 
     @classmethod
-    def from_engine(cls, records: list[dict[str, Any]]) -> Rows:
-        """The engine's records, read once (see the module docstring)."""
-        reader = _Reader()
+    def from_engine(cls, records: list[dict[str, Any]], *, same_state: bool = True) -> Rows:
+        """The engine's records, read once (see the module docstring). ``same_state``: the rows come from one
+        snapshot (a read), so two engine objects with one id hold the same entity; not so for a write's rows."""
+        reader = _Reader(same_state)
         keys = tuple(records[0]) if records else ()
         items: list[Any] = []
         for record in records:
@@ -193,17 +230,19 @@ class Rows(Sequence):
         for item in self._items:
             for value in item if type(item) is tuple else item.values():
                 _absorb(subgraph, value)
+        # Everything found in the rows is highlighted (as ``from_records`` does); endpoints fetched next are not.
+        subgraph.highlight_nodes, subgraph.highlight_edges = set(subgraph.nodes), set(subgraph.edges)
         subgraph.complete_endpoints(fetch)
         return subgraph
 
 
 def _absorb(subgraph: Subgraph, value: Any) -> None:
-    """``Subgraph.add_value`` on ``to_json(value)``, without making the JSON of nodes and relationships."""
+    """``Subgraph.add_value`` on ``to_json(value)`` (no highlight), without making the JSON of nodes and relationships."""
     kind = type(value)
     if kind is Node:
-        subgraph.add_node(value, highlight=True)
+        subgraph.add_node(value)
     elif kind is Edge:
-        subgraph.add_edge(value, highlight=True)
+        subgraph.add_edge(value)
     elif kind is Path:
         for item in value.nodes + value.edges:
             _absorb(subgraph, item)
@@ -212,7 +251,7 @@ def _absorb(subgraph: Subgraph, value: Any) -> None:
             _absorb(subgraph, item)
     elif kind is dict:
         if "$type" in value or value.keys() in _SHAPES:
-            subgraph.add_value(to_json(value))  # a map shaped like an entity, a path or a temporal value
+            subgraph.add_value(to_json(value), highlight=False)  # a map shaped like an entity, a path or a temporal value
         else:
             for item in value.values():
                 _absorb(subgraph, item)
