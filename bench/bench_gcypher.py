@@ -141,7 +141,8 @@ def memory(count: int = 10, trees: list[str] | None = None) -> None:
 
     def held(kind: str, tree: str | None = None) -> float:
         env = {**os.environ, "PYTHONPATH": tree} if tree else None
-        out = subprocess.run([sys.executable, "-c", code, kind, str(count)], capture_output=True, text=True, check=True, env=env)
+        # cwd: the bench folder, so `python -c` does not import gestalt_nb from the current directory before PYTHONPATH
+        out = subprocess.run([sys.executable, "-c", code, kind, str(count)], capture_output=True, text=True, check=True, env=env, cwd=bench)
         return float(next(line for line in out.stdout.splitlines() if line.startswith("HELD ")).split()[1])
 
     mib = 1024 * 1024
