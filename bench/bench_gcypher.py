@@ -15,8 +15,10 @@ minus %%gcypher alone); the parts add up to the displayed cell.
 --memory measures the kernel memory each kept, displayed 1,000-row result holds, against jupysql.
 --compare TREE [TREE …] runs the split (or --memory) with gestalt_nb imported from each tree (PYTHONPATH),
 one worker process per tree, rounds alternating between them, and prints the parts side by side.
+--first-frame times Shift+Enter to the first drawn frame at 5k / 10k nodes against ipysigma's Sigma(G) in
+JupyterLab and headless Chromium (bench/first_frame.py; with --compare, one server per tree).
 
-    python bench/bench_gcypher.py [--runs 7] [--load-ext] [--memory] [--compare BEFORE AFTER]
+    python bench/bench_gcypher.py [--runs 7] [--load-ext] [--memory] [--first-frame [--sizes N …]] [--compare BEFORE AFTER]
 """
 
 from __future__ import annotations
@@ -270,10 +272,16 @@ def main() -> None:
     parser.add_argument("--load-ext", action="store_true", help="only time %%load_ext against jupysql's")
     parser.add_argument("--memory", action="store_true", help="only measure kernel memory per kept result")
     parser.add_argument("--compare", nargs="+", metavar="TREE", help="the split (or --memory) with gestalt_nb from each tree, interleaved")
+    parser.add_argument("--first-frame", action="store_true", help="Shift+Enter to first frame against ipysigma (bench/first_frame.py)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000], help="node counts for --first-frame")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker()
+    if args.first_frame:
+        from first_frame import first_frames
+
+        return first_frames(args.sizes, args.runs, args.compare)
     if args.load_ext:
         return load_ext(args.runs)
     if args.memory:
