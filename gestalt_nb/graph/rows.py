@@ -138,7 +138,11 @@ class _Reader:
         known = self.edges.get(value._id) if self.same_state else None
         if known is not None and known.properties == value.properties and (known.source, known.target) == (value.source, value.target):
             return known
-        source, target = (end if isinstance(end, str) else end.get_id for end in (value.source, value.target))
+        source, target = value.source, value.target  # an id, or a Node (its id), as ``Edge.to_dict`` reads them
+        if not isinstance(source, str):
+            source = source.get_id
+        if not isinstance(target, str):
+            target = target.get_id
         if not (type(value._id) is str and type(source) is str and type(target) is str) or depth >= 62:
             return normalize(value, _depth=depth)
         properties = self.properties(value.properties, depth + 1)
