@@ -118,16 +118,17 @@ class _Reader:
         return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
 
     def node(self, value: EngineNode, depth: int) -> Any:
-        node_id, labels = value._id, self.labels.get(value.labels)
+        node_id, given = value._id, value.labels
+        if type(node_id) is not str or type(given) is not tuple or depth >= 62:
+            return normalize(value, _depth=depth)  # not the engine's usual shapes: the adapter's JSON
+        labels = self.labels.get(given)  # the engine's labels: a tuple of str (``_normalize_labels``)
         if labels is None:
-            if not all(type(label) is str for label in value.labels):
+            if not all(type(label) is str for label in given):
                 return normalize(value, _depth=depth)
-            labels = self.labels[value.labels] = tuple(map(_intern, value.labels))
+            labels = self.labels[given] = tuple(map(_intern, given))
         known = self.nodes.get(node_id) if self.same_state else None
         if known is not None and known.labels == labels and known.properties == value.properties:
             return known
-        if type(node_id) is not str or depth >= 62:
-            return normalize(value, _depth=depth)
         properties = self.properties(value.properties, depth + 1)
         node = _node(self.ids.setdefault(node_id, node_id), labels, properties)
         if known is None and self.same_state:
