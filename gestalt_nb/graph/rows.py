@@ -2,15 +2,15 @@
 
 ``Rows.from_engine`` takes the engine's records after the adapter's read-only check (see
 ``cypher/reading.py``) and keeps each row as a tuple of compact values: nodes and relationships become
-the ``Subgraph``'s own ``Node`` / ``Edge`` objects (one per engine object, their properties in the
-adapter's JSON form), paths a ``Path`` of them, plain values as they are. Anything else (temporal values,
+the ``Subgraph``'s own ``Node`` / ``Edge`` objects (one per engine object, and in a read one per id and
+content, their properties in the adapter's JSON form), paths a ``Path`` of them, plain values as they are. Anything else (temporal values,
 dates, bytes, maps with odd keys …) goes through the adapter's ``normalize`` here, so its errors
 (non-finite floats, unsupported types) are raised while the query runs, as before.
 
 A row's JSON (``rows[i]``, ``head(n)``, ``records()``) is the adapter's JSON exactly: nodes
 ``{id, properties, labels}``, relationships ``{id, source, target, properties}``, paths ``{nodes, edges}``,
-keys in the engine's order. A node's properties dict is shared by its drawing and its records (nothing
-in gestalt-nb writes to it). ``records()`` is made once, when first read; views convert only the rows
+keys in the engine's order. A node's properties dict is shared by its drawing and its records, and by
+the rows that hold that node (nothing in gestalt-nb writes to it). ``records()`` is made once, when first read; views convert only the rows
 they show. ``subgraph()`` finds the same nodes, relationships and paths ``subgraph.from_records``
 finds in the JSON, without making it.
 """
