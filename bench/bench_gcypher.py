@@ -7,12 +7,18 @@ front end would receive (widget model, viewer document, static HTML table and SV
 everything except the browser drawing it. Variants run in rotation; medians are reported.
 
 "The split" divides a displayed cell into the engine (GraphDB.query), the adapter's read-only
-check (validate_read_only), the adapter's conversion (normalize over the engine's records),
-gestalt-nb (run() minus query_read_only) and display (+ display minus %%gcypher alone).
+check (validate_read_only), the conversion of the engine's values (the adapter's normalize over every
+record before gestalt_nb/graph/rows.py; Rows.from_engine after, the rows' JSON then made for what a
+view shows, inside display), gestalt-nb (run() minus those three), the magic and display (+ display
+minus %%gcypher alone); the parts add up to the displayed cell.
 --load-ext times ``%load_ext gestalt_nb`` against jupysql's ``%load_ext sql`` in fresh processes;
 --memory measures the kernel memory each kept, displayed 1,000-row result holds, against jupysql.
+--compare TREE [TREE …] runs the split (or --memory) with gestalt_nb imported from each tree (PYTHONPATH),
+one worker process per tree, rounds alternating between them, and prints the parts side by side.
+--first-frame times Shift+Enter to the first drawn frame at 5k / 10k nodes against ipysigma's Sigma(G) in
+JupyterLab and headless Chromium (bench/first_frame.py; with --compare, one server per tree).
 
-    python bench/bench_gcypher.py [--runs 7] [--load-ext] [--memory]
+    python bench/bench_gcypher.py [--runs 7] [--load-ext] [--memory] [--first-frame [--sizes N …]] [--compare BEFORE AFTER]
 """
 
 from __future__ import annotations
@@ -45,13 +51,13 @@ def median_seconds(action, runs: int) -> float:
     return statistics.median(samples)
 
 
-def interleaved_medians(actions: dict, runs: int) -> dict:
+def interleaved_medians(actions: dict, runs: int, *, warm: bool = True) -> dict:
     """Median seconds per action, running them in rotation so machine drift hits all alike.
 
     As timeit does, garbage collection is off while an action is timed (and run between actions),
     so one action's garbage is not collected on another's clock.
     """
-    for action in actions.values():
+    for action in actions.values() if warm else ():
         action()  # warm up
     samples: dict = {name: [] for name in actions}
     for _ in range(runs):
@@ -124,52 +130,140 @@ print("HELD", tracemalloc.get_traced_memory()[0] / count)
 """
 
 
-def memory(count: int = 10) -> None:
-    """Bytes each kept, displayed result holds (tracemalloc, after displaying it; fresh process)."""
+def memory(count: int = 10, trees: list[str] | None = None) -> None:
+    """Bytes each kept, displayed result holds (tracemalloc, after displaying it; fresh process each).
+
+    ``trees``: measure %%gcypher with gestalt_nb imported from each of them (PYTHONPATH) in turn.
+    """
+    import os
     import subprocess
 
     bench = str(Path(__file__).resolve().parent)
     code = _KEEP.format(bench=bench, query=QUERY)
-    held = {}
-    for kind in ("gcypher", "sql"):
-        out = subprocess.run([sys.executable, "-c", code, kind, str(count)], capture_output=True, text=True, check=True)
-        held[kind] = float(next(line for line in out.stdout.splitlines() if line.startswith("HELD ")).split()[1])
+
+    def held(kind: str, tree: str | None = None) -> float:
+        env = {**os.environ, "PYTHONPATH": tree} if tree else None
+        # cwd: the bench folder, so `python -c` does not import gestalt_nb from the current directory before PYTHONPATH
+        out = subprocess.run([sys.executable, "-c", code, kind, str(count)], capture_output=True, text=True, check=True, env=env, cwd=bench)
+        return float(next(line for line in out.stdout.splitlines() if line.startswith("HELD ")).split()[1])
+
     mib = 1024 * 1024
-    print(
-        f"kept 1,000-row result: %%gcypher {held['gcypher'] / mib:5.2f} MiB | jupysql %%sql {held['sql'] / mib:5.2f} MiB "
-        f"| {held['gcypher'] / held['sql']:4.2f}x"
-    )
+    sql = held("sql")
+    for tree in trees or [None]:
+        ours = held("gcypher", tree)
+        where = f" ({tree})" if tree else ""
+        print(f"kept 1,000-row result{where}: %%gcypher {ours / mib:5.2f} MiB | jupysql %%sql {sql / mib:5.2f} MiB | {ours / sql:4.2f}x")
 
 
-def split(graph, shell, runs: int) -> None:
-    """Where a displayed 1,000-row cell goes: engine, check, conversion, gestalt-nb, display."""
+def split_actions(graph, shell) -> dict:
+    """One displayed 1,000-row cell and its parts, as actions; ``conversion`` is what the code under test
+    does to the engine's records: the adapter's ``normalize`` over all of them (before gestalt_nb/graph/rows.py),
+    or ``Rows.from_engine`` (after: the rows' JSON is made later, for what a view shows, inside "display")."""
+    import importlib.util
+
     from langchain_gestaltdb._read_only import validate_read_only
     from langchain_gestaltdb._serialization import normalize
 
     engine_records = graph.graph.query(QUERY).records
-    t = interleaved_medians(
-        {
-            "engine": lambda: graph.graph.query(QUERY),
-            "check": lambda: validate_read_only(QUERY, ()),
-            "conversion": lambda: [normalize(record) for record in engine_records],
-            "read": lambda: graph.query_read_only(QUERY),
-            "run": lambda: gestalt_nb.run(QUERY),
-            "magic": lambda: shell.run_cell_magic("gcypher", "", QUERY),
-            "displayed": lambda: shell.display_formatter.format(shell.run_cell_magic("gcypher", "", QUERY)),
-        },
-        runs,
-    )
-    parts = {
+    if importlib.util.find_spec("gestalt_nb.graph.rows") is not None:
+        from gestalt_nb.graph.rows import Rows
+
+        conversion = lambda: Rows.from_engine(engine_records)  # noqa: E731
+    else:
+        conversion = lambda: [normalize(record) for record in engine_records]  # noqa: E731
+    return {
+        "engine": lambda: graph.graph.query(QUERY),
+        "check": lambda: validate_read_only(QUERY, ()),
+        "conversion": conversion,
+        "run": lambda: gestalt_nb.run(QUERY),
+        "magic": lambda: shell.run_cell_magic("gcypher", "", QUERY),
+        "displayed": lambda: shell.display_formatter.format(shell.run_cell_magic("gcypher", "", QUERY)),
+    }
+
+
+def split_parts(t: dict) -> dict:
+    """The parts of a displayed cell from the actions' medians (they add up to the displayed cell)."""
+    return {
         "engine (GraphDB.query)": t["engine"],
         "adapter read-only check": t["check"],
-        "adapter conversion (normalize)": t["conversion"],
-        "gestalt-nb (run - query_read_only)": t["run"] - t["read"],
+        "conversion of engine values": t["conversion"],
+        "gestalt-nb (run - the three above)": t["run"] - t["engine"] - t["check"] - t["conversion"],
         "magic (%%gcypher - run)": t["magic"] - t["run"],
         "display (+ display - %%gcypher)": t["displayed"] - t["magic"],
     }
+
+
+def split(graph, shell, runs: int) -> None:
+    """Where a displayed 1,000-row cell goes: engine, check, conversion, gestalt-nb, magic, display."""
+    t = interleaved_medians(split_actions(graph, shell), runs)
     print(f"split of a displayed 1,000-row %%gcypher: {t['displayed'] * 1000:.1f} ms in all (median of {runs})")
-    for name, seconds in parts.items():
+    for name, seconds in split_parts(t).items():
         print(f"{name:>36}: {seconds * 1000:8.1f} ms  {seconds / t['displayed'] * 100:5.1f}%")
+
+
+def worker() -> None:
+    """``--worker``: build the graph, then time one round of the split's actions per ``round`` line on stdin."""
+    import json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        graph = build(Path(tmp) / "g")
+        shell = InteractiveShell.instance()
+        shell.run_line_magic("load_ext", "gestalt_nb")
+        gestalt_nb.use(graph, alias="bench")
+        actions = split_actions(graph, shell)
+        print("@@ready", flush=True)
+        for line in sys.stdin:
+            if line.strip() != "round":
+                break
+            print("@@" + json.dumps(interleaved_medians(actions, 1, warm=False)), flush=True)
+        graph.close()
+
+
+def _answer(process) -> str:
+    for line in process.stdout:
+        if line.startswith("@@"):
+            return line[2:].strip()
+    raise RuntimeError(f"the worker stopped: {process.stderr.read()[-2000:]}")
+
+
+def compare(trees: list[str], runs: int) -> None:
+    """The split with gestalt_nb imported from each tree (PYTHONPATH), one worker process per tree, rounds
+    alternating between them (the first round of each is a warm-up and dropped); medians per part."""
+    import json
+    import os
+    import subprocess
+
+    workers = [
+        subprocess.Popen([sys.executable, __file__, "--worker"], env={**os.environ, "PYTHONPATH": tree},
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for tree in trees
+    ]
+    for process in workers:
+        assert _answer(process) == "ready"
+    samples: list[dict] = [{} for _ in trees]
+    for number in range(runs + 1):
+        order = list(range(len(trees)))[:: 1 if number % 2 else -1]
+        for index in order:
+            workers[index].stdin.write("round\n")
+            workers[index].stdin.flush()
+            timings = json.loads(_answer(workers[index]))
+            for name, seconds in timings.items():
+                if number:
+                    samples[index].setdefault(name, []).append(seconds)
+    for process in workers:
+        process.stdin.close()
+        process.wait()
+    medians = [{name: statistics.median(values) for name, values in sample.items()} for sample in samples]
+    parts = [split_parts(t) for t in medians]
+    header = "".join(f"{Path(tree).name or tree:>24}" for tree in trees)
+    print(f"split of a displayed 1,000-row %%gcypher, medians of {runs} alternating rounds (ms, % of the cell):")
+    print(f"{'':>36}{header}   after/before")
+    for name in parts[0]:
+        cells = "".join(f"{part[name] * 1000:14.1f} ({part[name] / t['displayed'] * 100:5.1f}%)" for part, t in zip(parts, medians))
+        ratio = parts[-1][name] / parts[0][name] if parts[0][name] > 0 else float("nan")
+        print(f"{name:>36}{cells}   {ratio:5.2f}x")
+    cells = "".join(f"{t['displayed'] * 1000:14.1f}         " for t in medians)
+    print(f"{'displayed cell in all':>36}{cells}   {medians[-1]['displayed'] / medians[0]['displayed']:5.2f}x")
 
 
 def main() -> None:
@@ -177,11 +271,23 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--load-ext", action="store_true", help="only time %%load_ext against jupysql's")
     parser.add_argument("--memory", action="store_true", help="only measure kernel memory per kept result")
+    parser.add_argument("--compare", nargs="+", metavar="TREE", help="the split (or --memory) with gestalt_nb from each tree, interleaved")
+    parser.add_argument("--first-frame", action="store_true", help="Shift+Enter to first frame against ipysigma (bench/first_frame.py)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000], help="node counts for --first-frame")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        return worker()
+    if args.first_frame:
+        from first_frame import first_frames
+
+        return first_frames(args.sizes, args.runs, args.compare)
     if args.load_ext:
         return load_ext(args.runs)
     if args.memory:
-        return memory()
+        return memory(trees=args.compare)
+    if args.compare:
+        return compare(args.compare, args.runs)
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         graph = build(Path(tmp) / "g")

@@ -73,9 +73,9 @@ class Vocabulary:
         known = self.keys.get(node_id)
         if known is not None:
             return known
-        for candidate in (str(shown(node_id)), node_id, json.dumps(node_id)):
-            if candidate not in self.ids:
-                break
+        candidate = str(shown(node_id))  # then the stored id, then its JSON text (made only when needed)
+        if candidate in self.ids:
+            candidate = node_id if node_id not in self.ids else json.dumps(node_id)
         self.keys[node_id], self.ids[candidate] = candidate, node_id
         return candidate
 

@@ -108,12 +108,17 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self.vocabulary = Vocabulary()
         self._log, self._undo = [], []
         self._counts = counts
-        self.graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
-        packed = gzip.compress(json.dumps(self.graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
+        graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
+        packed = gzip.compress(json.dumps(graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
         with self.hold_sync():
             self.settings = {"expandable": self._expander is not None, "caption": self.caption_property}
             self.graph_gz = packed
             self.revision = 0
+
+    @property
+    def graph(self) -> dict[str, Any]:
+        """The base payload, decoded from ``graph_gz`` when read (the kernel keeps only the packed copy)."""
+        return json.loads(gzip.decompress(self.graph_gz))
 
     @property
     def expander(self) -> Expander | None:

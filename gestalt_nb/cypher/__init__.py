@@ -4,6 +4,7 @@
 - ``budget``: the time and memory budgets every read runs within (one watchdog thread)
 - ``explain``: ``--explain``, the engine's plan as a tree and slow-shape warnings
 - ``result``: ``QueryResult`` (records, ``.df``, ``.subgraph``)
+- ``reading``: the adapter's ``query_read_only`` check kept, the engine's values handed to ``graph.rows``
 - ``text``: strings, comments and brackets in Cypher text without the parser
 - ``lint``, ``format``: what the Cypher editor (js/labextension) asks over its comm — lint marks and
   hover text (parsed and planned, never run) — and Format Cypher

@@ -29,7 +29,7 @@ HISTORY: list[Entry] = []
 
 def record(result: Any) -> None:
     """Keep a finished run (a ``QueryResult``)."""
-    _add(Entry(datetime.now(), result.alias, result.query, len(result.records), result.truncated,
+    _add(Entry(datetime.now(), result.alias, result.query, len(result), result.truncated,
                round(result.elapsed * 1000, 3), result.write))
 
 

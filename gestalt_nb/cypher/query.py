@@ -29,7 +29,7 @@ from . import untyped
 from ..errors import GestaltError, storage_problem
 from ..options import settings
 from .result import QueryResult
-from ..graph.subgraph import from_records
+from . import reading
 from .prepare import Prepared, _walk, prepare
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -126,20 +126,18 @@ def run(
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
     started = time.perf_counter()
-    records, rewrite, usage = _execute(connection, prepared, params, write, budget)
+    (rows, truncated), rewrite, usage = _execute(connection, prepared, params, write, budget, row_limit)
     elapsed = time.perf_counter() - started
-    subgraph = from_records(records[:row_limit], title=_title(query), fetch=connection.nodes)
+    subgraph = rows.subgraph(title=_title(query), fetch=connection.nodes)
     if prepared.writes:
         names.rekey_written(connection.db, subgraph.nodes)  # a name written here resolves in the next cell
         connection.feed.publish("cypher", None, exact=False)
-    truncated = len(records) > row_limit
-    notes = _notes(prepared, row_limit, truncated) + _id_notes(rewritten, bool(records))
-    records = records[:row_limit]
+    notes = _notes(prepared, row_limit, truncated) + _id_notes(rewritten, bool(rows))
     return QueryResult(
         query=query,
         params=params,
-        records=records,
-        columns=list(records[0]) if records else _columns(prepared.text),
+        records=rows,
+        columns=list(rows.keys) if rows else _columns(prepared.text),
         truncated=truncated,
         row_limit=row_limit,
         elapsed=elapsed,
@@ -155,16 +153,24 @@ def run(
     )
 
 
-def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any], write: bool, budget: Budget):
-    """The engine's records, the untyped-pattern rewrite that ran (or None) and the budget's usage (None for writes)."""
-    graph = connection.graph
+def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any], write: bool, budget: Budget, row_limit: int):
+    """(the first ``row_limit`` rows, whether there were more), the untyped-pattern rewrite that ran (or None)
+    and the budget's usage (None for writes). Reads pass the adapter's own ``query_read_only`` check; the
+    engine's values are read once into ``Rows`` (within the budget), not converted to JSON up front."""
+    graph = reading.reader(connection.graph)
     try:
         if prepared.writes:
             # Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected.
-            return graph.query(prepared.text, params, read_snapshot=False), None, None
+            records = graph.query(prepared.text, params, read_snapshot=False)
+            return (reading.rows(records, row_limit, write=True), len(records) > row_limit), None, None
         check_ranges(prepared.ranges, params, budget)
-        (records, rewrite), usage = run_within(lambda: untyped.run_read(graph, prepared, params, write), budget)
-        return records, rewrite, usage
+
+        def read():
+            records, rewrite = untyped.run_read(graph, prepared, params, write)
+            return (reading.rows(records, row_limit), len(records) > row_limit), rewrite
+
+        (kept, rewrite), usage = run_within(read, budget)
+        return kept, rewrite, usage
     except ReadOnlyQueryError as exc:
         raise GestaltError(
             f"Refused as not provably read-only: {exc}. Nothing was run. If you know it only reads, run it with --write."

@@ -11,12 +11,31 @@ from ..graph import values
 from .budget import Budget
 from ..display import Shown
 from ..graph.convert import AsGraph
+from ..graph.rows import Rows
 from ..graph.subgraph import Subgraph
+
+
+class _Records:
+    """``QueryResult.records``: given as a list of JSON records or as ``Rows``; read, the whole list, made once.
+
+    A data descriptor with no class-level default, so ``records`` stays a required dataclass field.
+    """
+
+    def __get__(self, result: Any, owner: Any = None) -> list[dict[str, Any]]:
+        if result is None:
+            raise AttributeError("records")  # no default for the dataclass field
+        return result.rows.records()
+
+    def __set__(self, result: Any, value: Any) -> None:
+        result.__dict__["rows"] = value if isinstance(value, Rows) else Rows.from_json(value)
 
 
 @dataclass(eq=False)
 class QueryResult(Shown, AsGraph):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
+
+    ``rows`` holds them in one compact form (see ``graph/rows.py``): ``records``, the whole JSON list, is
+    made the first time it is read; the views convert only the rows they show (``rows[i]``, ``rows.head(n)``).
 
     ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the
     database time in seconds; ``budget`` the time/memory budget it ran within and ``memory_used``
@@ -27,7 +46,7 @@ class QueryResult(Shown, AsGraph):
 
     query: str
     params: dict[str, Any]
-    records: list[dict[str, Any]]
+    records: list[dict[str, Any]] = _Records()  # type: ignore[assignment]
     columns: list[str]
     truncated: bool
     row_limit: int
@@ -49,6 +68,8 @@ class QueryResult(Shown, AsGraph):
     rewrite: str | None = None
     #: Per-result view overrides (renderer, graph_height, ...) set by a magic's options.
     view_options: dict[str, Any] = field(default_factory=dict)
+    #: The records in compact form (set through ``records``; see the class docstring).
+    rows: Rows = field(init=False, repr=False)
 
     @cached_property
     def df(self):
@@ -56,13 +77,13 @@ class QueryResult(Shown, AsGraph):
 
     def frame(self, rows: int | None = None):
         """A DataFrame of the first ``rows`` records (all by default); views show only what fits."""
-        return values.frame(self.records if rows is None else self.records[:rows], self.columns)
+        return values.frame(self.rows.head(rows), self.columns)
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.records, indent=indent, ensure_ascii=False)
+        return json.dumps(self.rows.head(), indent=indent, ensure_ascii=False)
 
     def __len__(self) -> int:
-        return len(self.records)
+        return len(self.rows)
 
     def __iter__(self):
         return iter(self.records)
@@ -71,7 +92,7 @@ class QueryResult(Shown, AsGraph):
         more = " (truncated: more rows exist)" if self.truncated else ""
         kind = "write" if self.write else "read"
         return (
-            f"{len(self.records):,} rows × {len(self.columns)} columns{more}; {self.subgraph.summary()}; "
+            f"{len(self):,} rows × {len(self.columns)} columns{more}; {self.subgraph.summary()}; "
             f"{self.elapsed * 1000:.1f} ms on '{self.alias}' ({kind})"
         )
 

@@ -36,6 +36,7 @@ from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, ProjectionItem
 
 from ..graph.catalog import skip_scan
+from .reading import EngineReads
 from ..options import settings
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
@@ -348,7 +349,8 @@ def read(adapter: Any, untyped: Untyped, params: dict[str, Any] | None, allowed_
     with db.current_read_view(capture_provenance=False) as view:
         pinned = view._graph  # the GraphDB bound to this snapshot's store
         rewrite = decide(untyped, pinned)
-        records = GestaltDBGraph(pinned).query_read_only(
+        same = type(adapter) if isinstance(adapter, EngineReads) else GestaltDBGraph  # engine records stay unconverted
+        records = same(pinned).query_read_only(
             rewrite.text, params, allowed_procedures=allowed_procedures, read_snapshot=False
         )
     return records, rewrite

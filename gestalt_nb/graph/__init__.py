@@ -1,6 +1,7 @@
 """Graph shapes and walks over a connection's graph.
 
 - ``subgraph``: ``Subgraph`` / ``Node`` / ``Edge``, the one drawable shape, and its converters
+- ``rows``: a query's rows in one compact form (engine values read once; JSON per row when shown)
 - ``values``: the adapter's JSON shapes as Python values and text
 - ``ids``: integer ids as written ↔ the stored ``__lc_int__:N``; ``names``: the case-insensitive name index
 - ``neighbourhood``: ``query_subgraph`` over typed adjacency; ``explorer``: typed one-hop expansion;

@@ -48,7 +48,7 @@ class ResultView(TabbedView):
         result = self.result
         pages: list[tuple[str, Page]] = [
             ("Table", lambda: h.banner(result.notes) + self.table_html()),
-            ("JSON", lambda: h.json_block(result.records, self.options.json_max_chars)),
+            ("JSON", lambda: h.json_block(result.rows, self.options.json_max_chars)),
             ("Info", self.info_html),
         ]
         if result.subgraph:

@@ -1,0 +1,262 @@
+"""A query's rows in one compact form: the engine's values read once, JSON made per row when read.
+
+``Rows.from_engine`` takes the engine's records after the adapter's read-only check (see
+``cypher/reading.py``) and keeps each row as a tuple of compact values: nodes and relationships become
+the ``Subgraph``'s own ``Node`` / ``Edge`` objects (one per engine object, and in a read one per id and
+content, their properties in the adapter's JSON form), paths a ``Path`` of them, plain values as they are. Anything else (temporal values,
+dates, bytes, maps with odd keys …) goes through the adapter's ``normalize`` here, so its errors
+(non-finite floats, unsupported types) are raised while the query runs, as before.
+
+A row's JSON (``rows[i]``, ``head(n)``, ``records()``) is the adapter's JSON exactly: nodes
+``{id, properties, labels}``, relationships ``{id, source, target, properties}``, paths ``{nodes, edges}``,
+keys in the engine's order. A node's properties dict is shared by its drawing and its records, and by
+the rows that hold that node (nothing in gestalt-nb writes to it). ``records()`` is made once, when first read; views convert only the rows
+they show. ``subgraph()`` finds the same nodes, relationships and paths ``subgraph.from_records``
+finds in the JSON, without making it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from gestaltdb.graphdb import Edge as EngineEdge
+from gestaltdb.graphdb import Node as EngineNode
+from gestaltdb.query_engine.cypher.ast import PathValue
+from langchain_gestaltdb._serialization import normalize
+
+from .subgraph import Edge, Node, NodeFetcher, Subgraph, from_records
+from .values import EDGE_KEYS, NODE_KEYS, PATH_KEYS
+
+_intern = sys.intern
+_isfinite = math.isfinite
+_SHAPES = (NODE_KEYS, EDGE_KEYS, PATH_KEYS)
+
+
+class Path:
+    """A path in compact form: its nodes and relationships, in order."""
+
+    __slots__ = ("nodes", "edges")
+
+    def __init__(self, nodes: tuple[Any, ...], edges: tuple[Any, ...]) -> None:
+        self.nodes, self.edges = nodes, edges
+
+
+def to_json(value: Any) -> Any:
+    """The adapter's JSON of one compact value (fresh containers; properties dicts shared)."""
+    kind = type(value)
+    if kind is Node:
+        return {"id": value.id, "properties": value.properties, "labels": list(value.labels)}
+    if kind is Edge:
+        return {"id": value.id, "source": value.source, "target": value.target, "properties": value.properties}
+    if kind is list:
+        return [to_json(item) for item in value]
+    if kind is dict:
+        return {key: to_json(item) for key, item in value.items()}
+    if kind is Path:
+        return {"nodes": [to_json(item) for item in value.nodes], "edges": [to_json(item) for item in value.edges]}
+    return value
+
+
+_SCALARS = frozenset({str, int, bool, type(None)})  # JSON as they are (finite floats too)
+_new = object.__new__
+_NODE_SLOTS = tuple(Node.__dict__[name].__set__ for name in ("id", "labels", "properties"))
+_EDGE_SLOTS = tuple(Edge.__dict__[name].__set__ for name in ("id", "source", "target", "type", "properties"))
+
+
+def _node(node_id: str, labels: tuple[str, ...], properties: Any) -> Node:
+    """``Node(node_id, labels, properties)`` without the frozen dataclass's per-field ``__setattr__`` (thousands per result)."""
+    node = _new(Node)
+    for setter, value in zip(_NODE_SLOTS, (node_id, labels, properties)):
+        setter(node, value)
+    return node
+
+
+def _edge(edge_id: str, source: str, target: str, kind: str, properties: Any) -> Edge:
+    edge = _new(Edge)
+    for setter, value in zip(_EDGE_SLOTS, (edge_id, source, target, kind, properties)):
+        setter(edge, value)
+    return edge
+
+
+class _Reader:
+    """Turns one result's engine values into compact values; an engine object read twice is converted once,
+    and, within one snapshot (``same_state``: a read), another engine object with the same id shares it when equal."""
+
+    def __init__(self, same_state: bool) -> None:
+        self.same_state = same_state
+        self.seen: dict[int, Any] = {}  # id(engine object) -> its compact value (the objects outlive the read)
+        self.ids: dict[str, str] = {}  # one string object per node id (edges' endpoints share it)
+        self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per label set
+        self.nodes: dict[str, Node] = {}
+        self.edges: dict[str, Edge] = {}
+
+    def value(self, value: Any, depth: int) -> Any:
+        kind = type(value)
+        if kind in _SCALARS or (kind is float and _isfinite(value)):
+            return value
+        if kind is EngineNode or kind is EngineEdge or isinstance(value, (EngineNode, EngineEdge, PathValue)):
+            known = self.seen.get(id(value))
+            if known is None:
+                known = self.seen[id(value)] = self.entity(value, depth)
+            return known
+        if depth < 64 and (kind is list or kind is tuple):
+            return [self.value(item, depth + 1) for item in value]
+        if depth < 64 and kind is dict and all(type(key) is str for key in value):
+            return {key: self.value(item, depth + 1) for key, item in value.items()}
+        return normalize(value, _depth=depth)  # the adapter's conversion, or its error
+
+    def entity(self, value: Any, depth: int) -> Any:
+        if isinstance(value, EngineNode):
+            return self.node(value, depth)
+        if isinstance(value, EngineEdge):
+            return self.edge(value, depth)
+        if depth >= 63:
+            return normalize(value, _depth=depth)
+        return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
+
+    def node(self, value: EngineNode, depth: int) -> Any:
+        node_id, given = value._id, value.labels
+        if type(node_id) is not str or type(given) is not tuple or depth >= 62:
+            return normalize(value, _depth=depth)  # not the engine's usual shapes: the adapter's JSON
+        labels = self.labels.get(given)  # the engine's labels: a tuple of str (``_normalize_labels``)
+        if labels is None:
+            if not all(type(label) is str for label in given):
+                return normalize(value, _depth=depth)
+            labels = self.labels[given] = tuple(map(_intern, given))
+        known = self.nodes.get(node_id) if self.same_state else None
+        if known is not None and known.labels == labels and known.properties == value.properties:
+            return known
+        properties = self.properties(value.properties, depth + 1)
+        node = _node(self.ids.setdefault(node_id, node_id), labels, properties)
+        if known is None and self.same_state:
+            self.nodes[node_id] = node
+        return node
+
+    def edge(self, value: EngineEdge, depth: int) -> Any:
+        known = self.edges.get(value._id) if self.same_state else None
+        if known is not None and known.properties == value.properties and (known.source, known.target) == (value.source, value.target):
+            return known
+        source, target = value.source, value.target  # an id, or a Node (its id), as ``Edge.to_dict`` reads them
+        if not isinstance(source, str):
+            source = source.get_id
+        if not isinstance(target, str):
+            target = target.get_id
+        if not (type(value._id) is str and type(source) is str and type(target) is str) or depth >= 62:
+            return normalize(value, _depth=depth)
+        properties = self.properties(value.properties, depth + 1)
+        kind = properties.get("type") if isinstance(properties, dict) else None
+        kind = _intern(kind) if type(kind) is str else (kind if isinstance(kind, str) else "")
+        ids = self.ids
+        edge = _edge(value._id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
+        if known is None and self.same_state:
+            self.edges[value._id] = edge
+        return edge
+
+    @staticmethod
+    def properties(properties: Any, depth: int) -> Any:
+        """A plain properties map rebuilt with shared key strings; any other through ``normalize``."""
+        if type(properties) is dict:
+            out = {}
+            for key, value in properties.items():
+                kind = type(value)
+                if type(key) is not str or not (kind in _SCALARS or (kind is float and _isfinite(value))):
+                    break
+                out[_intern(key)] = value
+            else:
+                return out
+        return normalize(properties, _depth=depth)
+
+
+class Rows(Sequence):
+    """A query's rows: compact values, or JSON records given as they are. ``rows[i]`` is row i's JSON."""
+
+    def __init__(self, keys: tuple[str, ...], items: list[Any], records: list[dict[str, Any]] | None = None) -> None:
+        self.keys = keys
+        self._items = items  # a tuple per row (values in ``keys`` order), or a dict for a row with other keys
+        self._records = records
+
+    @classmethod
+    def from_engine(cls, records: list[dict[str, Any]], *, same_state: bool = True) -> Rows:
+        """The engine's records, read once (see the module docstring). ``same_state``: the rows come from one
+        snapshot (a read), so two engine objects with one id hold the same entity; not so for a write's rows."""
+        reader = _Reader(same_state)
+        keys = tuple(records[0]) if records else ()
+        items: list[Any] = []
+        for record in records:
+            if type(record) is not dict or not all(type(key) is str for key in record):
+                items.append(normalize(record))  # not a plain row: the adapter's JSON, as before
+            elif len(record) == len(keys) and tuple(record) == keys:
+                items.append(tuple([reader.value(value, 1) for value in record.values()]))
+            else:
+                items.append({key: reader.value(value, 1) for key, value in record.items()})
+        return cls(keys, items)
+
+    @classmethod
+    def from_json(cls, records: list[dict[str, Any]]) -> Rows:
+        """Records already in the adapter's JSON form (kept as given, the same list)."""
+        return cls(tuple(records[0]) if records else (), records, records)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[number] for number in range(*index.indices(len(self)))]
+        if self._records is not None:
+            return self._records[index]
+        item = self._items[index]
+        if type(item) is tuple:
+            return dict(zip(self.keys, [to_json(value) for value in item]))
+        return to_json(item)
+
+    def __iter__(self):
+        if self._records is not None:
+            return iter(self._records)
+        return (self[number] for number in range(len(self._items)))
+
+    def head(self, count: int | None = None) -> list[dict[str, Any]]:
+        """The JSON of the first ``count`` rows (all by default); not kept unless ``records()`` was made."""
+        return self[: len(self) if count is None else count]
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every row's JSON, made once and kept."""
+        if self._records is None:
+            self._records = self.head()
+        return self._records
+
+    def subgraph(self, *, title: str = "", fetch: NodeFetcher | None = None) -> Subgraph:
+        """What ``subgraph.from_records(self.records())`` returns, made from the compact rows."""
+        if self._records is not None and self._items is self._records:
+            return from_records(self._records, title=title, fetch=fetch)
+        subgraph = Subgraph(title=title)
+        for item in self._items:
+            for value in item if type(item) is tuple else item.values():
+                _absorb(subgraph, value)
+        # Everything found in the rows is highlighted (as ``from_records`` does); endpoints fetched next are not.
+        subgraph.highlight_nodes, subgraph.highlight_edges = set(subgraph.nodes), set(subgraph.edges)
+        subgraph.complete_endpoints(fetch)
+        return subgraph
+
+
+def _absorb(subgraph: Subgraph, value: Any) -> None:
+    """``Subgraph.add_value`` on ``to_json(value)`` (no highlight), without making the JSON of nodes and relationships."""
+    kind = type(value)
+    if kind is Node:
+        subgraph.add_node(value)
+    elif kind is Edge:
+        subgraph.add_edge(value)
+    elif kind is Path:
+        for item in value.nodes + value.edges:
+            _absorb(subgraph, item)
+    elif kind is list:
+        for item in value:
+            _absorb(subgraph, item)
+    elif kind is dict:
+        if "$type" in value or value.keys() in _SHAPES:
+            subgraph.add_value(to_json(value), highlight=False)  # a map shaped like an entity, a path or a temporal value
+        else:
+            for item in value.values():
+                _absorb(subgraph, item)
