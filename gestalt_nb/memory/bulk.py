@@ -25,9 +25,8 @@ from gestaltdb.kvstores import LMDBTransactionStore
 from gestaltdb.serializers import JSONSerializer
 
 from ..graph.bookkeeping import IN_NAMESPACE
-from .codec import ITEM
+from .codec import ITEM, TAG  # TAG: GestaltDB's serialiser escapes dicts that look like its tagged values
 
-_TAG = "__gestaltdb_type__"  # GestaltDB's serialiser escapes dicts that look like its tagged values
 _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
 compact_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps's defaults, without the spaces
@@ -111,7 +110,7 @@ class Pending:
         """An item node with ``props`` and ``value`` (``text``: its JSON) replacing ``old`` (or new)."""
         if text is None:
             text = compact_json(value)
-        if not self.fast or _TAG in text or self._indexed(old, props):
+        if not self.fast or TAG in text or self._indexed(old, props):
             write_node(self.tx, Node(node_id, labels=[ITEM], properties={**props, "value": value}), old)
             return
         key = node_id.encode("utf-8")

@@ -162,7 +162,10 @@ def to_item(node: Node, cls: type = Item, **extra: Any) -> Item:
     )
 
 
-_TAG = b"gestaltdb_type"  # in GestaltDB's tagged values (temporal types, escaped dicts); Python's json never escapes it
+#: In GestaltDB's tagged values (temporal types, escaped dicts); Python's json never escapes it. A stored
+#: record or a value's JSON without it needs none of GestaltDB's tag handling.
+TAG = "gestaltdb_type"
+_TAG = TAG.encode("ascii")
 
 
 def load_node(db: GraphDB, data: bytes | None) -> Node | None:

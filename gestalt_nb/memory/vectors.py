@@ -19,7 +19,7 @@ import numpy as np
 from gestaltdb.graphdb import GraphDB
 
 from ..errors import GestaltError
-from .codec import EXPIRES, VECTORS, encode_namespace, is_item, items_under, successor
+from .codec import EXPIRES, VECTORS, encode_namespace, is_item, item_path, items_under, successor
 
 _DISTANCES = (None, "cosine")
 
@@ -92,7 +92,7 @@ class VectorCache:
         if not vectors:
             self._rows.pop(node_id, None)
             return
-        path = encode_namespace(tuple(props["namespace"])) + "." + props["key"]
+        path = item_path(tuple(props["namespace"]), props["key"])
         expires = props.get(EXPIRES)
         self._rows[node_id] = (path, float("inf") if expires is None else float(expires), vectors)
 
