@@ -23,7 +23,8 @@ CELLS = [
 
 
 def main() -> None:
-    with JupyterServer("lab") as server:
+    server = JupyterServer("lab")
+    try:
         notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
                               for s in CELLS], "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
                                                                            "language": "python"}},
@@ -40,6 +41,8 @@ def main() -> None:
             page.pause(1)
             page.page.screenshot(path=str(ROOT / "docs" / "images" / "canvas.png"))
             page.close()
+    finally:
+        server.cleanup()
 
 
 if __name__ == "__main__":
