@@ -14,13 +14,11 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typing import TYPE_CHECKING
-
-from .errors import GestaltError
+from .deferred import Deferred
+from .errors import GestaltError, damaged_database, storage_problem
 from .options import parse_bytes, settings
-from .errors import damaged_database, storage_problem
 from .graph.ids import resolve
 
 if TYPE_CHECKING:
@@ -79,23 +77,16 @@ class Connection:
             return f"Reopen it with %gestalt open {self.path}"
         return "Wrap an open graph again with %gestalt use VAR"
 
-    def run(self, query: str, params: dict[str, Any] | None = None, **options: Any):
-        """Run Cypher on this connection; see :func:`gestalt_nb.cypher.query.run` for the options."""
-        from .cypher.query import run  # deferred: keeps %load_ext light
-
-        return run(self, query, params, **options)
-
-    def explain(self, query: str, params: dict[str, Any] | None = None, **options: Any):
-        """The plan and slow-shape warnings of ``query``, run nothing; see :func:`gestalt_nb.cypher.explain.explain`."""
-        from .cypher.explain import explain  # deferred: keeps %load_ext light
-
-        return explain(self, query, params, **options)
-
-    def subgraph(self, entities: Any = None, relations: Any = None, min_confidence: float = 0.0, max_hops: int = 1, **options: Any):
-        """The bounded neighbourhood of named entities; see :func:`gestalt_nb.graph.neighbourhood.query_subgraph`."""
-        from .graph.neighbourhood import query_subgraph  # deferred: keeps %load_ext light
-
-        return query_subgraph(self, entities, relations, min_confidence, max_hops, **options)
+    # The capabilities: each is the lower module's own function taking the connection first, imported
+    # on first use (``deferred.Deferred``), so help() and Shift+Tab show its real parameters.
+    run = Deferred("cypher.query", "run")
+    explain = Deferred("cypher.explain", "explain")
+    subgraph = Deferred("graph.neighbourhood", "query_subgraph")
+    shortest_path = Deferred("cypher.paths", "shortest_path")
+    load_nodes = Deferred("data.loading", "load_nodes")
+    load_edges = Deferred("data.loading", "load_edges")
+    from_networkx = Deferred("data.networkx_io", "from_networkx")
+    schema = Deferred("graph.schema", "schema")
 
     def index_names(self) -> int:
         """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
@@ -114,34 +105,6 @@ class Connection:
 
             feed = self.__dict__["_feed"] = Feed(self)
         return feed
-
-    def shortest_path(self, a: Any, b: Any, **options: Any):
-        """The shortest path from ``a`` to ``b``; see :func:`gestalt_nb.cypher.paths.shortest_path`."""
-        from .cypher.paths import shortest_path  # deferred: keeps %load_ext light
-
-        return shortest_path(self, a, b, **options)
-
-    def load_nodes(self, df: Any, **options: Any):
-        """Load a DataFrame of nodes; see :func:`gestalt_nb.data.loading.load_nodes`."""
-        from .data.loading import load_nodes  # deferred: keeps %load_ext light
-        return load_nodes(self, df, **options)
-
-    def load_edges(self, df: Any, **options: Any):
-        """Load a DataFrame of relationships; see :func:`gestalt_nb.data.loading.load_edges`."""
-        from .data.loading import load_edges  # deferred: keeps %load_ext light
-        return load_edges(self, df, **options)
-
-    def from_networkx(self, G: Any, **options: Any):
-        """Load a networkx graph here; see :func:`gestalt_nb.data.networkx_io.from_networkx`."""
-        from .data.networkx_io import from_networkx  # deferred: keeps %load_ext light
-
-        return from_networkx(self, G, **options)
-
-    def schema(self, **options: Any):
-        """The schema sample; see :func:`gestalt_nb.graph.schema.schema` for the options."""
-        from .graph.schema import schema  # deferred: keeps %load_ext light
-
-        return schema(self, **options)
 
     @property
     def handle(self) -> GestaltDBGraph:

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gestalt_nb"
 
 #: Lower numbers are lower layers; a module may import its own folder and anything in a lower layer.
 LAYERS = {
-    "errors": 0, "options": 0,  # one error type and the settings: each uses the other
+    "errors": 0, "options": 0, "deferred": 0,  # one error type, the settings, names imported on first use
     "display": 1,
     "graph": 2,
     "cypher": 3,
@@ -29,7 +29,7 @@ LAYERS = {
     "session": 10, "open_demo": 10,
     "render": 11, "canvas": 11, "views": 11,  # the drawing side: one layer, as DESIGN.md draws it
     "magics": 12,
-    "__init__": 13,
+    "__init__": 13, "api": 13,  # the public calls (api) and the package that names them lazily
 }
 #: Layers whose parts may use each other.
 SHARED = {0, 11}

@@ -40,6 +40,14 @@ SCHEMA_CHARS = 4000
 DEFAULT_MODEL: dict[str, Any] = {}
 
 
+def chosen_model(model: Any = None) -> Any:
+    """``model``, else the default one; an error that says how to name one when there is neither."""
+    chosen = model if model is not None else DEFAULT_MODEL.get("model")
+    if chosen is None:
+        raise GestaltError("Say which chat model plans: gestalt_nb.plan(question, model), %%gask --model VAR, or gestalt_nb.set_planner_model(model).")
+    return chosen
+
+
 class QueryPlan(BaseModel):
     """What to look up for a question: the named entities, which relationships, how far."""
 

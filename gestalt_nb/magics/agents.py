@@ -38,15 +38,18 @@ class AgentMagics(MagicBase):
     @user_errors
     def gask(self, line: str, cell: str):
         """A question in words: plan it with a chat model, show the plan and the drawn result. %%gask [--model VAR] [--answer]."""
-        import gestalt_nb
+        from ..agents import planner  # deferred: LangChain stays out of %load_ext
+        from ..graphrag import answering  # deferred: LangChain stays out of %load_ext
 
         args = _gask_parser().parse_args(words(line))
         model = self._evaluate(args.model, "%%gask --model") if args.model else None
+        connection = REGISTRY.get(args.alias)
         if args.answer:
             if model is None:
                 raise GestaltError("%%gask --answer needs --model VAR (a LangChain chat model).")
-            return self._keep(gestalt_nb.answer(cell, model, max_depth=args.max_depth, alias=args.alias), args.out)
-        plan = gestalt_nb.plan(cell, model, alias=args.alias, timeout=args.timeout, allow_cypher=not args.no_cypher)
+            return self._keep(answering.answer(connection, cell, model, max_depth=args.max_depth), args.out)
+        plan = planner.plan(cell, planner.chosen_model(model), connection=connection, timeout=args.timeout,
+                            allow_cypher=not args.no_cypher)
         plan.execute()
         return self._keep(plan, args.out)
 

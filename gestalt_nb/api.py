@@ -1,0 +1,238 @@
+"""The public calls: everything a magic does, as a plain Python call on the current (or named) connection.
+
+``gestalt_nb/__init__.py`` names these lazily (this module imports the engine's side normally, so
+it loads on the first call, not at ``import gestalt_nb``). A call that forwards to a capability has
+that capability's own parameters in its signature (:func:`_signature_of`), plus ``alias``, so
+``help()``, ``inspect.signature`` and Shift+Tab show them; nothing is restated here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+from typing import Any
+
+from . import display
+from .agents import planner
+from .agents.trace import trace
+from .cypher import explain as _explain
+from .cypher import history, paths, query, snippets
+from .cypher.result import QueryResult
+from .data import loading, networkx_io
+from .errors import GestaltError
+from .feed.live import Live
+from .graph import neighbourhood
+from .graph import schema as _schema
+from .graph.explorer import Explorer
+from .graph.retrieval import retrieve
+from .graphrag import answering, extraction
+from .options import Settings
+from .session import REGISTRY, Connection
+from .views.explorer_view import ExplorerView
+
+_ALIAS = inspect.Parameter("alias", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
+
+
+def _signature_of(target: Any, *, drop: tuple[str, ...] = ("self", "connection"), defaults: dict[str, Any] | None = None):
+    """Give the decorated call ``target``'s parameters (less ``drop``, with ``defaults`` replaced) and ``alias``."""
+
+    def decorate(function: Any) -> Any:
+        found = inspect.signature(target)
+        kept = [p.replace(default=(defaults or {}).get(p.name, p.default)) for p in found.parameters.values() if p.name not in drop]
+        tail = [p for p in kept if p.kind is inspect.Parameter.VAR_KEYWORD]
+        head = [p for p in kept if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        function.__signature__ = found.replace(parameters=[*head, _ALIAS, *tail])
+        return function
+
+    return decorate
+
+
+def _kept(result: Any) -> Any:
+    REGISTRY.last_result = result
+    return result
+
+
+def connect(path: str, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
+    """Open an existing database directory and make it current (``%gestalt open``)."""
+    return REGISTRY.open(path, alias=alias, map_size=map_size)
+
+
+def create(path: str, *, backend: str = "lmdb", alias: str | None = None, map_size: int | str | None = None) -> Connection:
+    """Create a new database directory and make it current (``%gestalt create``)."""
+    return REGISTRY.create(path, backend=backend, alias=alias, map_size=map_size)
+
+
+def demo(path: str | None = None, *, alias: str | None = None) -> Connection:
+    """Open the bundled demo graph, building it first if needed (``%gestalt demo``)."""
+    return REGISTRY.demo(path, alias=alias)
+
+
+def use(graph: Any, *, alias: str = "graph") -> Connection:
+    """Borrow a ``GestaltDBGraph`` or ``GraphDB`` you already hold (``%gestalt use``)."""
+    return REGISTRY.use(graph, alias=alias)
+
+
+def connection(alias: str | None = None) -> Connection:
+    """The named connection, or the current one."""
+    return REGISTRY.get(alias)
+
+
+@_signature_of(query.run)
+def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
+    """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does."""
+    chosen = REGISTRY.get(alias)
+    try:
+        result = chosen.run(query, params, **options)
+    except GestaltError as exc:
+        history.record_failure(chosen.alias, query, exc, write=bool(options.get("write")))
+        raise
+    history.record(result)
+    return _kept(result)
+
+
+@_signature_of(_explain.explain)
+def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+    """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
+    return _explain.explain(REGISTRY.get(alias), query, params, **options)
+
+
+def query_history(last: int | None = None):
+    """This kernel's queries as a DataFrame (``%ghistory``)."""
+    return history.frame(last)
+
+
+def saved_snippets():
+    """The saved query snippets as a DataFrame (``%gsnippets``)."""
+    return snippets.frame()
+
+
+@_signature_of(_schema.schema)
+def schema(*, alias: str | None = None, **options: Any):
+    """The schema sample of the current (or named) connection (``%gschema``)."""
+    return _schema.schema(REGISTRY.get(alias), **options)
+
+
+def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
+    """The neighbourhood explorer widget (``%gexplore``); its ``.explorer`` holds the state."""
+    explorer = Explorer(REGISTRY.get(alias), node_budget=node_budget, sample_size=sample_size)
+    if node_id is not None:
+        explorer.start(node_id)
+    return ExplorerView(explorer)
+
+
+@_signature_of(Live.__init__)
+def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+    """A read query kept open: re-run on each change-feed event, the canvas updated in place (``%%gcypher --live``).
+
+    ``debounce`` and ``max_wait`` are seconds; ``.stop()`` ends it.
+    """
+    return _kept(Live(REGISTRY.get(alias), query, params, **options))
+
+
+@_signature_of(planner.plan, defaults={"model": None})
+def plan(question: str, model: Any = None, *, alias: str | None = None, **options: Any):
+    """A checked ``QueryPlan`` for a question in words (``%%gask``); ``.execute()`` runs it through ``query_subgraph``.
+
+    ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``).
+    """
+    return _kept(planner.plan(question, planner.chosen_model(model), connection=REGISTRY.get(alias), **options))
+
+
+def set_planner_model(model: Any) -> None:
+    """The chat model ``plan`` and ``%%gask`` use when none is named."""
+    planner.DEFAULT_MODEL["model"] = model
+
+
+@_signature_of(extraction.extract)
+def extract(documents: Any, model: Any, *, alias: str | None = None, **options: Any):
+    """Extract a graph from LangChain Documents with a chat model and write it, linked to its sources (GraphRAG).
+
+    Returns an ``ExtractionResult`` (``graph_documents``, ``dropped``, ``merges``). ``validate="error"``
+    raises before anything is written; ``ingest=False`` previews. See :mod:`gestalt_nb.graphrag.extraction`.
+    """
+    return _kept(extraction.extract(REGISTRY.get(alias), documents, model, **options))
+
+
+@_signature_of(extraction.ingest)
+def ingest_graph_documents(graph_documents: Any, *, alias: str | None = None, **options: Any):
+    """Write graph documents made elsewhere (e.g. LangChain's ``LLMGraphTransformer``) the way ``extract`` does."""
+    return _kept(extraction.ingest(REGISTRY.get(alias), graph_documents, **options))
+
+
+@_signature_of(answering.answer)
+def answer(question: str, model: Any, *, alias: str | None = None, **options: Any):
+    """Answer a question from the graph (GraphRAG): names → seeds → ``query_subgraph`` → bounded context → model.
+
+    Returns an ``Answer`` (``answer``, ``names``, ``seeds``, ``context``, ``subgraph``, ``sources``).
+    """
+    return _kept(answering.answer(REGISTRY.get(alias), question, model, **options))
+
+
+@_signature_of(neighbourhood.query_subgraph)
+def query_subgraph(*args: Any, alias: str | None = None, **options: Any):
+    """The bounded neighbourhood of named entities on the current (or named) connection (``%gsubgraph``).
+
+    See :func:`gestalt_nb.graph.neighbourhood.query_subgraph` for the guarantees.
+    """
+    return _kept(neighbourhood.query_subgraph(REGISTRY.get(alias), *args, **options))
+
+
+def show_retrieval(retriever: Any, query: str):
+    """Run any ``GestaltDBRetriever`` and return its retrieval (drawn paths, documents table)."""
+    found = next((c for c in REGISTRY.connections.values() if c.graph is retriever.graph), None)
+    return _kept(retrieve(found or Connection("retriever", retriever.graph, owned=False), retriever, query))
+
+
+@_signature_of(loading.load_nodes)
+def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
+    """Load a DataFrame as nodes in one transaction (``%gload nodes``); see :mod:`gestalt_nb.data.loading`."""
+    return loading.load_nodes(REGISTRY.get(alias), df, **options)
+
+
+@_signature_of(loading.load_edges)
+def load_edges(df: Any, *, alias: str | None = None, **options: Any):
+    """Load a DataFrame as relationships in one transaction (``%gload edges``)."""
+    return loading.load_edges(REGISTRY.get(alias), df, **options)
+
+
+@_signature_of(loading.load_graph_documents)
+def load_graph_documents(documents: Any, *, alias: str | None = None, **options: Any):
+    """The adapter's ``add_graph_documents`` inside one transaction: all or nothing, and fast."""
+    return loading.load_graph_documents(REGISTRY.get(alias), documents, **options)
+
+
+@_signature_of(networkx_io.from_networkx)
+def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
+    """Load a networkx graph into the current (or named) connection; returns (nodes, relationships) LoadResults."""
+    return networkx_io.from_networkx(REGISTRY.get(alias), G, **options)
+
+
+@_signature_of(paths.shortest_path)
+def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -> QueryResult:
+    """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result."""
+    return _kept(paths.shortest_path(REGISTRY.get(alias), a, b, **options))
+
+
+def show_trace(messages_or_state: Any):
+    """The steps of an agent run — tool calls, answers, refusals — and one graph of all it touched."""
+    return trace(messages_or_state)
+
+
+def last_result() -> QueryResult | None:
+    """The most recent result of ``%%gcypher`` or ``run``."""
+    return REGISTRY.last_result
+
+
+def show(value: Any, **options: Any):
+    """The view of a result (``QueryResult``) or a bare ``Subgraph``; each option overrides its setting for this view."""
+    if hasattr(value, "show"):
+        return value.show(**options)
+    return display.view_for(value, **options)
+
+
+# show's options are the settings (and ``caption``, the caption property): one keyword each.
+show.__signature__ = inspect.Signature([
+    inspect.Parameter("value", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Any"),
+    *(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None) for item in fields(Settings)),
+    inspect.Parameter("caption", inspect.Parameter.KEYWORD_ONLY, default=None),
+])

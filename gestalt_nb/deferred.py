@@ -1,0 +1,53 @@
+"""Names whose module is imported on first use, so ``import gestalt_nb`` and ``%load_ext`` stay light.
+
+``%load_ext gestalt_nb`` must not import GestaltDB (its Cypher parser takes ~0.9 s to build) nor
+LangChain (langsmith ~0.7 s); those load when a database is first opened or a query first runs.
+Two tools keep that true without wrappers that hide a function's parameters:
+
+- :class:`Deferred`, a class attribute that is another module's function taking the instance first:
+  ``Connection.run = Deferred("cypher.query", "run")`` makes ``connection.run`` the bound function
+  itself, so ``help()``, ``inspect.signature`` and Shift+Tab show its real parameters and docstring;
+- :func:`lazy_module_names`, a PEP 562 ``__getattr__`` / ``__dir__`` pair over a table of names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+PACKAGE = __name__.rpartition(".")[0]
+
+
+def load(module: str, name: str) -> Any:
+    """``gestalt_nb.<module>.<name>``, importing the module if it is not yet imported."""
+    return getattr(importlib.import_module(f"{PACKAGE}.{module}"), name)
+
+
+class Deferred:
+    """A method that is ``gestalt_nb.<module>.<name>`` (a function whose first parameter is the instance)."""
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module, self.name = module, name
+
+    def __set_name__(self, owner: type, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        function = load(self.module, self.name)
+        return function if instance is None else function.__get__(instance, owner)
+
+
+def lazy_module_names(namespace: dict[str, Any], table: dict[str, str]):
+    """A module's ``__getattr__`` and ``__dir__`` over ``table`` (public name → module it lives in)."""
+
+    def __getattr__(name: str) -> Any:
+        module = table.get(name)
+        if module is None:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        value = namespace[name] = load(module, name)  # cached: the next lookup is a plain global
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(table))
+
+    return __getattr__, __dir__
