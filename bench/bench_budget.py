@@ -24,9 +24,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from graphs import build  # noqa: E402
+from graphs import build
 
-from gestalt_nb.cypher.budget import Budget, BudgetExceeded, QueryInterrupted, run_within  # noqa: E402
+from gestalt_nb.cypher.budget import Budget, BudgetExceeded, QueryInterrupted, run_within
 
 QUERY = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 1000"
 SHORT = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 50"

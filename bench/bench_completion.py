@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphs import build  # noqa: E402
-from IPython.core.completer import provisionalcompleter  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from graphs import build
+from IPython.core.completer import provisionalcompleter
+from IPython.core.interactiveshell import InteractiveShell
 
-import gestalt_nb  # noqa: E402
+import gestalt_nb
 
 CASES = {
     "label after (n:": "%%gcypher --alias {alias}\nMATCH (n:",

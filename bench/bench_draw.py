@@ -34,8 +34,8 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.show_timings import show_figures  # noqa: E402
-from tests.jupyter_page import FIRST_FRAME_JS, JupyterPage, JupyterServer, browser  # noqa: E402
+from bench.show_timings import show_figures
+from tests.jupyter_page import FIRST_FRAME_JS, JupyterPage, JupyterServer, browser
 
 MAP_SIZE = 4 * 1024**3
 TARGETS = {5000: 1.0, 10000: 2.0, 50000: 10.0}

@@ -29,7 +29,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser  # noqa: E402
+from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser
 
 CODE_CELLS = f"{NOTEBOOK} .jp-Cell.jp-CodeCell"
 

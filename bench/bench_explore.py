@@ -16,13 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_gcypher import median_seconds  # noqa: E402
-from graphs import build  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from bench_gcypher import median_seconds
+from graphs import build
+from IPython.core.interactiveshell import InteractiveShell
 
-import gestalt_nb  # noqa: E402
-from gestalt_nb.graph.explorer import Explorer  # noqa: E402
-from gestalt_nb.render import render  # noqa: E402
+import gestalt_nb
+from gestalt_nb.graph.explorer import Explorer
+from gestalt_nb.render import render
 
 
 def main() -> None:

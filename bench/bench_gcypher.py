@@ -33,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphs import build  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from graphs import build
+from IPython.core.interactiveshell import InteractiveShell
 
-import gestalt_nb  # noqa: E402
+import gestalt_nb
 
 QUERY = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b LIMIT 1000"
 
@@ -168,9 +168,9 @@ def split_actions(graph, shell) -> dict:
     if importlib.util.find_spec("gestalt_nb.graph.rows") is not None:
         from gestalt_nb.graph.rows import Rows
 
-        conversion = lambda: Rows.from_engine(engine_records)  # noqa: E731
+        conversion = lambda: Rows.from_engine(engine_records)
     else:
-        conversion = lambda: [normalize(record) for record in engine_records]  # noqa: E731
+        conversion = lambda: [normalize(record) for record in engine_records]
     return {
         "engine": lambda: graph.graph.query(QUERY),
         "check": lambda: validate_read_only(QUERY, ()),

@@ -44,12 +44,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from gestaltdb.graphdb import GraphDB  # noqa: E402
-from langgraph.store.base import PutOp  # noqa: E402
-from langgraph.store.memory import InMemoryStore  # noqa: E402
+import numpy as np
+from gestaltdb.graphdb import GraphDB
+from langgraph.store.base import PutOp
+from langgraph.store.memory import InMemoryStore
 
-from gestalt_nb.memory.store import GestaltStore  # noqa: E402
+from gestalt_nb.memory.store import GestaltStore
 
 PER_NAMESPACE = 100
 
@@ -128,7 +128,7 @@ def measure(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
 # -- against SqliteStore / AsyncSqliteStore ---------------------------------------------------
 DIMS = 64
 try:  # SqliteStore's index= loads sqlite-vec, which needs a Python whose sqlite3 loads extensions
-    import pysqlite3.dbapi2 as SQLITE  # noqa: N812
+    import pysqlite3.dbapi2 as SQLITE
 except ImportError:
     import sqlite3 as SQLITE
 

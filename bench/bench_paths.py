@@ -19,8 +19,8 @@ import argparse
 import json
 import statistics
 import tempfile
-import time
 import threading
+import time
 import warnings
 from pathlib import Path
 
@@ -61,7 +61,7 @@ def measure(call, runs):
         started = time.perf_counter()
         try:
             answer = call()
-        except BaseException as exc:  # noqa: BLE001 - the budget's stop is not an Exception today
+        except BaseException as exc:
             if not stopped(exc):
                 raise
             return "stopped", (str(exc).split(".")[0][:50] or type(exc).__name__)
@@ -82,7 +82,7 @@ def peak(call):
     watcher.start()
     try:
         call()
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         if not stopped(exc):
             raise
     finally:

@@ -85,8 +85,9 @@ def gestalt(path: Path, nodes, edges) -> None:
 def worker(kind: str, frames_path: str, out: str) -> None:
     with open(frames_path, "rb") as handle:
         nodes, edges = pickle.load(handle)
+    from gestaltdb.graphdb import GraphDB  # noqa: F401 - imported off the clock for both
+
     import gestalt_nb  # noqa: F401  (imports off the clock for both)
-    from gestaltdb.graphdb import GraphDB  # noqa: F401
 
     path = Path(out)
     wall, cpu = time.perf_counter(), time.process_time()

@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphs import build  # noqa: E402
-from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from graphs import build
+from IPython.core.interactiveshell import InteractiveShell
 
-import gestalt_nb  # noqa: E402
-from gestalt_nb.graph.explorer import Explorer  # noqa: E402
-from gestalt_nb.graph.retrieval import retrieve  # noqa: E402
+import gestalt_nb
+from gestalt_nb.graph.explorer import Explorer
+from gestalt_nb.graph.retrieval import retrieve
 
 START = "p5"
 

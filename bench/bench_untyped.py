@@ -27,13 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from graphs import TYPES, build  # noqa: E402
-from gestaltdb.cypher import parse_ast  # noqa: E402
-from gestaltdb.graphdb import Edge, GraphDB, Node  # noqa: E402
-from langchain_gestaltdb import GestaltDBGraph  # noqa: E402
+from gestaltdb.cypher import parse_ast
+from gestaltdb.graphdb import Edge, GraphDB, Node
+from graphs import TYPES, build
+from langchain_gestaltdb import GestaltDBGraph
 
-from gestalt_nb.cypher.budget import Budget, BudgetExceeded, run_within  # noqa: E402
-from gestalt_nb.cypher import untyped  # noqa: E402
+from gestalt_nb.cypher import untyped
+from gestalt_nb.cypher.budget import Budget, BudgetExceeded, run_within
 
 QUERIES = (
     ("whole graph", "MATCH ()-[r]->() RETURN count(r) AS c", "MATCH ()-[r:{t}]->() RETURN count(r) AS c"),

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_draw import MAP_SIZE, build, notebook  # noqa: E402
-from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser  # noqa: E402
+from bench.bench_draw import MAP_SIZE, build, notebook
+from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser
 
 # Installed before any page script: the time of a Shift+Enter keydown (``__armedAt``), and the end of the first
 # animation frame in which WebGL drew after it on a canvas that was not in the page at the keydown (``__frameAt``):

@@ -12,10 +12,9 @@ from __future__ import annotations
 import statistics
 import time
 
+from gestalt_nb.canvas import GraphCanvas
 from tests.jupyter_page import ARGS, CHROMIUM
 from tests.test_canvas_show import Harness, lattice, random_dag
-
-from gestalt_nb.canvas import GraphCanvas
 
 REPAINT_JS = """async ([i, m]) => { const t0 = performance.now(); views[i].model.push(m);
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); return performance.now() - t0; }"""

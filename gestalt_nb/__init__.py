@@ -39,9 +39,33 @@ __getattr__, __dir__ = lazy_module_names(globals(), _NAMES)
 
 if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads on first use
     from .api import (
-        answer, connect, connection, create, demo, explain, explore, extract, from_networkx, ingest_graph_documents,
-        last_result, live, load_edges, load_graph_documents, load_nodes, plan, query_history, query_subgraph, run,
-        saved_snippets, schema, set_planner_model, shortest_path, show, show_retrieval, show_trace, use,
+        answer,
+        connect,
+        connection,
+        create,
+        demo,
+        explain,
+        explore,
+        extract,
+        from_networkx,
+        ingest_graph_documents,
+        last_result,
+        live,
+        load_edges,
+        load_graph_documents,
+        load_nodes,
+        plan,
+        query_history,
+        query_subgraph,
+        run,
+        saved_snippets,
+        schema,
+        set_planner_model,
+        shortest_path,
+        show,
+        show_retrieval,
+        show_trace,
+        use,
     )
     from .cypher.result import QueryResult
     from .graph.subgraph import Edge, Node, Subgraph
@@ -50,7 +74,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads 
 
 
 def _load_views() -> None:
-    from . import views  # noqa: F401 - registers every result's view in display.VIEWS
+    from . import views
 
 
 display.load_views = _load_views

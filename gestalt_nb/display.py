@@ -84,5 +84,5 @@ def before_cell(info: Any) -> None:
             continue  # still shown by another cell's output
         try:
             view.close()
-        except Exception:  # noqa: BLE001 - releasing must never stop the cell from running
+        except Exception:
             pass

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import Deferred
 from .errors import GestaltError, damaged_database, storage_problem
-from .options import parse_bytes, settings
 from .graph.ids import resolve
+from .options import parse_bytes, settings
 
 if TYPE_CHECKING:
     from gestaltdb.graphdb import GraphDB

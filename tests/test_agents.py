@@ -7,8 +7,8 @@ import json
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-from langgraph.graph import StateGraph
 from langchain_gestaltdb import GestaltDBClaimToolkit, GestaltDBGraph, GestaltDBToolkit
+from langgraph.graph import StateGraph
 
 import gestalt_nb
 from gestalt_nb.agents import ScriptedChatModel, build_graph_agent, is_refusal, tool_call

@@ -204,7 +204,7 @@ def hostile_views(connection):
     explorer.start("anchor")
     explorer.expand(types=["KNOWS"])
     explorer_view = ExplorerView(explorer)
-    explorer_view.widget
+    explorer_view.widget  # noqa: B018 - builds the widget (made on first read)
     explorer_page = explorer_view._repr_mimebundle_()["text/html"] + explorer_view.status.value
     viz = {"renderer": "gestaltdb"}
     return {

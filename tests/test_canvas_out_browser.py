@@ -71,7 +71,7 @@ def out(request, chromium):
 def settle(page: JupyterPage, n: int = 0, canvas: str = "people.canvas") -> dict:
     """Wait until the n-th canvas stopped moving and the kernel holds its report of the current frame."""
     hooks(page, n, "h.settled")
-    page.page.wait_for_function(f"(n) => !document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.layoutRunning()", arg=n, timeout=30_000)
+    page.page.wait_for_function("(n) => !document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.layoutRunning()", arg=n, timeout=30_000)
     for _ in range(40):
         page.pause(0.3)
         want = hooks(page, n, "h.scene()")

@@ -19,8 +19,8 @@ import pytest
 from gestalt_nb.canvas import GraphCanvas
 from gestalt_nb.canvas.encode import parse_layout
 from gestalt_nb.errors import GestaltError
-from gestalt_nb.render.palette import PALETTE
 from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
+from gestalt_nb.render.palette import PALETTE
 
 from .jupyter_page import ARGS, CHROMIUM
 

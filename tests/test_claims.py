@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.core.error import UsageError
 
-import gestalt_nb  # noqa: F401
+import gestalt_nb  # noqa: F401 - the package first, as a user imports it
 from gestalt_nb.claims import ClaimAPI
 
 from .conftest import run
@@ -47,7 +47,7 @@ def test_retraction_and_knowledge_time_travel(shell, demo):
 
 def test_time_travel_widget_recomputes(shell, demo):
     view = run(shell, f"%claims status alice WORKS_FOR acme --valid-time {AFTER_DENIAL}").show()
-    view.widget
+    view.widget  # noqa: B018 - builds the widget (made on first read)
     assert view.through_commit.value == commits(demo)[-1]
     view.through_commit.value = 1
     assert view.result.status == "supported" and "knowledge through commit 1" in view.content.value
@@ -155,7 +155,7 @@ def test_search_table_sorts_and_shows_polarity_and_world(shell, demo):
     table = run(shell, f"%claims search --subject alice --valid-time {AFTER_DENIAL}")
     assert set(table.df["polarity"]) == {"positive", "negative"} and set(table.df["world"]) == {"default"}
     view = table.show()
-    view.widget
+    view.widget  # noqa: B018 - builds the widget (made on first read)
     view.sort.value = "agent"
     agents = [line for line in ("hr-system", "news-crawler", "gestaltdb:rules") if line in view.content.value]
     order = sorted(agents, key=view.content.value.index)

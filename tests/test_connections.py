@@ -161,7 +161,7 @@ def test_owned_connections_close_at_exit(tmp_path):
     REGISTRY.close_all()  # what atexit runs
     assert connection.closed and not REGISTRY.connections
     with pytest.raises(RuntimeError, match="closed"):
-        connection.graph.graph
+        connection.graph.graph  # noqa: B018 - reading it is what raises
 
 
 def test_the_default_demo_lives_in_a_scratch_directory_removed_on_close(shell):

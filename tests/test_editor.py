@@ -17,11 +17,11 @@ import pytest
 from gestaltdb.cypher import plan as plan_query
 
 from gestalt_nb.canvas import bundle
-from gestalt_nb.cypher.format import format_cell, format_query, tokens
-from gestalt_nb.cypher.lint import answer, cell_query, hover, lint_cell, lint_query
-from gestalt_nb.magics.cypher_args import split_line
-from gestalt_nb.cypher.prepare import prepare
 from gestalt_nb.cypher.explain import explain
+from gestalt_nb.cypher.format import format_cell, format_query, tokens
+from gestalt_nb.cypher.lint import answer, cell_query, hover, lint_cell
+from gestalt_nb.cypher.prepare import prepare
+from gestalt_nb.magics.cypher_args import split_line
 from gestalt_nb.session import REGISTRY
 
 from .conftest import run
@@ -193,9 +193,9 @@ FORMAT_CORPUS = [
 def test_format_is_idempotent_keeps_text_and_plans_the_same(shell, demo, query):
     formatted = format_query(query)
     assert format_query(formatted) == formatted
-    kept = lambda text: [t for kind, t in tokens(text) if kind in ("string", "line", "block", "param", "name")]  # noqa: E731
+    kept = lambda text: [t for kind, t in tokens(text) if kind in ("string", "line", "block", "param", "name")]
     assert kept(formatted) == kept(query)
-    executed = lambda text: prepare(text, 1000).text  # noqa: E731
+    executed = lambda text: prepare(text, 1000).text
     assert plan_query(executed(formatted)) == plan_query(executed(query))
     assert explain(demo, formatted).tree == explain(demo, query).tree
 

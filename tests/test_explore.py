@@ -213,7 +213,7 @@ def test_expand_all_control_draws_what_the_sample_left_out_as_one_delta(shell, t
         tx.put_edges_bulk([DbEdge(f"h{i}", "hub", f"s{i}", properties={"type": "HAS"}) for i in range(40)], check_existing=False)
     connection.graph.refresh_schema()
     view = gestalt_nb.explore("hub", sample_size=10)
-    view.widget
+    view.widget  # noqa: B018 - builds the widget (made on first read)
     assert view.expand_all_button.layout.display == "none"  # nothing left out yet
     view.expand_button.click()
     assert len(view.canvas.subgraph.nodes) == 11 and view.explorer.left_out == 30

@@ -187,7 +187,7 @@ def ranked_page_quirk(mem: InMemoryStore, op) -> bool:
 
 def record_paths(mem: InMemoryStore, ops, paths: dict) -> None:
     puts = {(op.namespace, op.key): op for op in ops if isinstance(op, PutOp)}
-    for (ns, key), op in puts.items():
+    for ns, key in puts:
         paths.pop((ns, key), None)
     if mem.embeddings is None:
         return

@@ -12,6 +12,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langgraph.store.base import PutOp
 
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.graph.bookkeeping import SUBNAMESPACE_OF
 from gestalt_nb.memory import IN_NAMESPACE, ITEM, GestaltStore, item_id
 from gestalt_nb.memory.codec import (
     EXPIRES,
@@ -24,7 +25,6 @@ from gestalt_nb.memory.codec import (
     legacy_item_id,
     namespace_id,
 )
-from gestalt_nb.graph.bookkeeping import SUBNAMESPACE_OF
 
 MAP = {"map_size": 2**30}
 NOW = datetime(2026, 1, 1, 12, 0, tzinfo=timezone.utc)

@@ -11,9 +11,9 @@ from langchain_core.messages import AIMessage
 
 import gestalt_nb
 from gestalt_nb.agents import ScriptedChatModel
-from gestalt_nb.graph.neighbourhood import SubgraphResult
 from gestalt_nb.agents.planner import QueryPlan
 from gestalt_nb.cypher.result import QueryResult
+from gestalt_nb.graph.neighbourhood import SubgraphResult
 
 from .conftest import run
 

@@ -8,13 +8,13 @@ import json
 import os
 import shutil
 import threading
-import tomllib
 import warnings
 from pathlib import Path
 
 import networkx as nx
 import pandas as pd
 import pytest
+import tomllib
 from IPython.core.error import UsageError
 from langchain_core.messages import AIMessage
 
@@ -184,7 +184,7 @@ def test_a_stop_landing_as_the_read_hands_back_is_the_budgets_message(monkeypatc
     monkeypatch.setattr(owner, where, entered)
     try:
         outcome = budget.run_within(lambda: sum(range(10)), budget.Budget(timeout=30, memory=2 << 30))
-    except BaseException as exc:  # noqa: BLE001 - what the test is for
+    except BaseException as exc:
         outcome = exc
     finally:
         monkeypatch.setattr(owner, where, original)

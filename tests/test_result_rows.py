@@ -21,8 +21,8 @@ from gestalt_nb.cypher.result import QueryResult
 from gestalt_nb.errors import GestaltError
 from gestalt_nb.graph import values
 from gestalt_nb.graph.subgraph import from_records
-from gestalt_nb.views.result_view import ResultView
 from gestalt_nb.views import html as h
+from gestalt_nb.views.result_view import ResultView
 
 QUERIES = [
     "MATCH (a:T)-[r:R]->(b) RETURN a, r, b",

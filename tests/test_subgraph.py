@@ -133,7 +133,7 @@ def test_matches_reference(tmp_path, seed):
     rng = random.Random(seed * 11)
     named = [n for n in nodes if "name" in n.properties and not is_internal_node(n)]
     try:
-        for case in range(12):
+        for _ in range(12):
             entities = [rng.choice(named).properties["name"] for _ in range(rng.randint(1, 2))]
             entities = [e.swapcase() if rng.random() < 0.5 else e for e in entities]
             entities += rng.choice([[], ["nobody at all"], [f"n{rng.randrange(60)}"], ["mem1"]])

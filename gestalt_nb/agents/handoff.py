@@ -20,9 +20,9 @@ from pydantic import Field, PrivateAttr
 
 from ..cypher import untyped
 from ..cypher.budget import BudgetExceeded, run_within
-from ..errors import GestaltError
 from ..cypher.prepare import prepare, ranges_in
 from ..cypher.query import check_ranges, tool_budget
+from ..errors import GestaltError
 
 CAPS = ("max_rows", "max_chars", "max_evidence", "max_claims", "max_depth", "max_nodes", "max_edges")
 

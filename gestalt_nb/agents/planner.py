@@ -24,12 +24,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..graph import names
+from ..cypher.prepare import prepare
 from ..display import Shown
 from ..errors import GestaltError
+from ..graph import names
 from ..graph.neighbourhood import internal_labels, user_relationship_types
 from ..graph.subgraph import Subgraph
-from ..cypher.prepare import prepare
 
 TIMEOUT = 30.0
 #: Longest n-gram (in words) tried as a name in a broad search, and how many words are read.
@@ -156,14 +156,14 @@ def _ask(model: Any, prompt: str, timeout: float) -> tuple[QueryPlan | None, str
         raise GestaltError(f"The planner needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
     try:
         structured = model.with_structured_output(QueryPlan, include_raw=True)
-    except Exception as exc:  # noqa: BLE001 - a model without structured output: fall back
+    except Exception as exc:
         return None, f"the model cannot give structured output ({type(exc).__name__}: {exc})", None
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gestalt-plan")
     try:
         answer = pool.submit(structured.invoke, prompt).result(timeout=timeout)
     except concurrent.futures.TimeoutError:
         return None, f"the model did not answer within {timeout:g} s", None
-    except Exception as exc:  # noqa: BLE001 - any model failure falls back
+    except Exception as exc:
         return None, f"the model call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})", None
     finally:
         pool.shutdown(wait=False)
@@ -188,7 +188,7 @@ def _validation_text(error: Any) -> str:
     if callable(errors):
         try:
             return "; ".join(f"{'.'.join(map(str, item['loc'])) or 'plan'}: {item['msg']}" for item in errors())
-        except Exception:  # noqa: BLE001
+        except Exception:
             pass
     return str(error).splitlines()[0]
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..graph import values
-from ..display import Shown
-from ..graph.subgraph import Subgraph, from_records
 from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
+from ..display import Shown
+from ..graph import values
 from ..graph.schema import SchemaResult
+from ..graph.subgraph import Subgraph, from_records
 
 REFUSED = "Refused: "
 

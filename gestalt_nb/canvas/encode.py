@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import GestaltError
-from ..render import caption as caption_of
-from ..graph.values import display_properties
 from ..graph.subgraph import Node
+from ..graph.values import display_properties
+from ..render import caption as caption_of
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, _short, _value
 
 LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")

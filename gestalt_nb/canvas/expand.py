@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import GestaltError
+from ..graph.explorer import Explorer
 from ..graph.ids import shown
 from ..graph.subgraph import Subgraph
-from ..graph.explorer import Explorer
 
 
 class DatabaseExpander:

@@ -13,10 +13,10 @@ import json
 from typing import Any
 
 from ..graph.ids import shown
+from ..graph.subgraph import Edge, Node, Subgraph
 from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
-from ..graph.subgraph import Edge, Node, Subgraph
 
 VALUE_CHARS = 300
 CAPTION_CHARS = 60

@@ -28,12 +28,13 @@ from ..graph.ids import shown, stored
 from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
-from .snapshot import Shown, svg_of as snapshot_svg
-from .snapshot import parse as parse_shown
 from .encode import ViewMethods
-from .payload import Vocabulary, payload
-from .standalone import write as write_page
 from .path import draw_path
+from .payload import Vocabulary, payload
+from .snapshot import Shown
+from .snapshot import parse as parse_shown
+from .snapshot import svg_of as snapshot_svg
+from .standalone import write as write_page
 
 log = logging.getLogger(__name__)
 
@@ -359,7 +360,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         """Run a person's callback; an error is shown on the canvas and logged, never lost."""
         try:
             callback(*args)
-        except Exception as exc:  # noqa: BLE001 - a callback's failure must not break the widget
+        except Exception as exc:
             log.exception("canvas callback failed")
             self.say(f"{type(exc).__name__}: {exc}", "error")
 

@@ -13,16 +13,16 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import cached_property
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_gestaltdb import GestaltDBClaimToolkit
 
 # The adapter's own version serializer, so history rows have the shape its tools return.
 from langchain_gestaltdb.claims import _serialize_claim_version
 
-from ..graph import values
 from ..display import Shown
 from ..errors import GestaltError
+from ..graph import values
 from ..graph.subgraph import Edge, Node, Subgraph
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -175,7 +175,7 @@ def _caption(kind: str, value: dict[str, Any]) -> str:
 
 
 def rule_text(value: dict[str, Any]) -> str:
-    atom = lambda a: f"({a['subject']} {a['predicate']} {a['object']})"  # noqa: E731
+    atom = lambda a: f"({a['subject']} {a['predicate']} {a['object']})"
     return " ∧ ".join(atom(a) for a in value.get("when", [])) + " ⇒ " + atom(value.get("then", {}))
 
 
@@ -239,7 +239,7 @@ class ClaimAPI:
         self.tools = {tool.name: tool for tool in toolkit.get_tools()}
 
     def _call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        self.connection.db  # fails clearly on a closed connection
+        self.connection.db  # noqa: B018 - reading it fails clearly on a closed connection
         try:
             output = self.tools[name].invoke({key: value for key, value in arguments.items() if value is not None})
         except Exception as exc:  # pydantic validation of the tool's input

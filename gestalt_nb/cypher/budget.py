@@ -234,7 +234,7 @@ def _attempt(run: _Run, work: Callable[[], T]) -> tuple[bool, Any]:
         except _Stop:
             run.caught()
             return False, None
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the caller
+        except BaseException as exc:
             return False, exc
     except _Stop:  # a second stop, landing while the first outcome was being recorded
         run.caught()

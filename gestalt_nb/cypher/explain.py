@@ -11,7 +11,7 @@ a label is counted up to 10,001 ids on its index (never in full), and the proper
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gestaltdb.cypher import plan as plan_query
 from gestaltdb.cypher_ast import (
@@ -46,11 +46,11 @@ from gestaltdb.cypher_plan import (
 from ..errors import GestaltError
 from ..options import settings
 from . import untyped
-from .prepare import prepare
 from .explain_result import QueryPlan, SlowShape
+from .prepare import prepare
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
-from .ast_text import property_equalities, walk, expr, hop_text, node_text, pattern_text
+from .ast_text import expr, hop_text, node_text, pattern_text, property_equalities, walk
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -350,7 +350,7 @@ def explain(
     row_limit = settings.row_limit if limit is None else limit
     if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
         raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
-    connection.db  # fails clearly when closed
+    connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
     rewrite = untyped.explained(connection.db, prepared)
     text = rewrite.text if rewrite else prepared.text

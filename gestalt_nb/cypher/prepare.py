@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import (
@@ -29,9 +29,9 @@ from gestaltdb.cypher_ast import (
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 
+from ..errors import GestaltError, caret_excerpt
 from . import untyped
 from .text import bracket_problem, mask, position
-from ..errors import GestaltError, caret_excerpt
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     pass

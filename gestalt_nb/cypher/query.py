@@ -14,23 +14,20 @@ returned rows are cut.
 from __future__ import annotations
 
 import time
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gestaltdb.cypher_ast import (
     FunctionCall,
 )
 from langchain_gestaltdb import ReadOnlyQueryError
 
-from ..graph import names
-from ..graph import ids
-from ..options import parse_bytes
-from .budget import Budget, over_budget_up_front, run_within
-from . import untyped
 from ..errors import GestaltError, storage_problem
-from ..options import settings
-from .result import QueryResult
-from . import reading
+from ..graph import ids, names
+from ..options import parse_bytes, settings
+from . import reading, untyped
+from .budget import Budget, over_budget_up_front, run_within
 from .prepare import Prepared, _walk, prepare
+from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -118,7 +115,7 @@ def run(
     row_limit = _row_limit(limit)
     params = dict(params or {})
     budget = budget or cell_budget(timeout, memory_limit)
-    connection.db  # fails clearly when the connection or its graph is closed
+    connection.db  # noqa: B018 - reading it fails clearly when the connection or its graph is closed
     prepared = prepare(query, row_limit)
     text, rewritten = ids.rewrite(query)
     if rewritten:  # integer ids as written (0) → the stored form ('__lc_int__:0')

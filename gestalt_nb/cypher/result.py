@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..graph import values
-from .budget import Budget
 from ..display import Shown
+from ..graph import values
 from ..graph.convert import AsGraph
 from ..graph.rows import Rows
 from ..graph.subgraph import Subgraph
+from .budget import Budget
 
 
 class _Records:

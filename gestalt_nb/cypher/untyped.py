@@ -36,8 +36,8 @@ from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, ProjectionItem
 
 from ..graph.catalog import skip_scan
-from .reading import EngineReads
 from ..options import settings
+from .reading import EngineReads
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
 #: --types-sweep, 10k nodes / 30k relationships): the alternation's cost grows with the number of

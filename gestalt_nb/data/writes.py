@@ -10,7 +10,7 @@ import json
 import sys
 import time
 import warnings
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError, GestaltWarning, storage_problem
 from ..graph.names import keyed
@@ -124,7 +124,8 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
-    if total: connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)  # noqa: E701
+    if total:
+        connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)
     return seconds
 
 

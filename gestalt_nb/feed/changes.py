@@ -56,7 +56,7 @@ def publish_for(db: Any, op: str) -> None:
         try:
             if not getattr(connection, "closed", False) and connection.db is db:
                 feed.publish(op, None, exact=False)
-        except Exception:  # noqa: BLE001 - a borrowed graph its owner closed
+        except Exception:
             continue
 
 
@@ -101,7 +101,7 @@ class Feed(traitlets.HasTraits):
         try:
             read = getattr(self.connection.db.store, "current_snapshot_sequence", None)
             return int(read()) if read is not None else None
-        except Exception:  # noqa: BLE001 - a closed or foreign store: no sequence
+        except Exception:
             return None
 
     @property
@@ -155,7 +155,7 @@ class Feed(traitlets.HasTraits):
         while not self._stop.wait(self.poll_seconds):
             try:
                 self.check()
-            except Exception:  # noqa: BLE001 - polling must never take the kernel down
+            except Exception:
                 pass
 
     def close(self) -> None:

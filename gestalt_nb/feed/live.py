@@ -17,9 +17,9 @@ import threading
 import time
 from typing import Any
 
+from ..cypher.result import QueryResult
 from ..display import Shown
 from ..errors import GestaltError
-from ..cypher.result import QueryResult
 from ..graph.subgraph import Subgraph
 
 DEBOUNCE = 0.3
@@ -121,7 +121,7 @@ class Live(Shown):
             change = self._apply(result.subgraph)
             self.result, self.error, self.feed_revision = result, None, revision
             self.history.append({"revision": revision, **change})
-        except Exception as exc:  # noqa: BLE001 - shown on the view; the live view keeps following
+        except Exception as exc:
             self.error = str(exc).splitlines()[0]
         finally:
             self.reruns += 1
@@ -129,7 +129,7 @@ class Live(Shown):
             for callback in list(self._listeners):
                 try:
                     callback(self)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     pass
             with self._lock:
                 self._in_flight = False
@@ -180,7 +180,7 @@ class Live(Shown):
         for callback in list(self._listeners):
             try:
                 callback(self)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
 
     def __repr__(self) -> str:

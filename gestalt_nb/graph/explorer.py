@@ -11,13 +11,13 @@ import copy
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError
 from . import catalog
 from .ids import resolve, shown
-from .values import display_properties
 from .subgraph import Subgraph, edge_from_json, node_from_json
+from .values import display_properties
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection

@@ -27,9 +27,9 @@ from typing import Any
 
 from langchain_gestaltdb._serialization import normalize
 
-from . import bookkeeping, catalog, names
 from ..display import Shown
 from ..errors import GestaltError
+from . import bookkeeping, catalog, names
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
 #: Relationship types the adapter and the memory store write for their bookkeeping. A relationship of

@@ -12,12 +12,12 @@ unless exhaustive, because GestaltDB keeps no cheap totals. They are not per lab
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
 import copy
 from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import islice
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from langchain_gestaltdb import GestaltDBGraph
 from langchain_gestaltdb._schema import _type_name  # the adapter's own names for property types

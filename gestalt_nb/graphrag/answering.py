@@ -21,13 +21,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..agents.planner import broad_entities
 from ..display import Shown
 from ..errors import GestaltError
+from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from . import prompts
-from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from .resolution import ALIASES, Resolver, normalise
-from ..agents.planner import broad_entities
 
 MAX_CONTEXT_CHARS = 6000
 MAX_PASSAGES = 8
@@ -97,7 +97,7 @@ def _names(model: Any, question: str, template: str, connection: Any) -> tuple[l
             failure = "the model named no entities"
         else:
             failure = "the model gave no EntityNames"
-    except Exception as exc:  # noqa: BLE001 - fall back to the question's words
+    except Exception as exc:
         failure = f"the names call failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
     return broad_entities(connection, question)[:MAX_NAMES], f"{failure}; used the question's words that name a node"
 
@@ -268,7 +268,7 @@ class _Context:
 def _reply(model: Any, template: str, question: str, context: str) -> str:
     try:
         reply = model.invoke(template.format(question=question, context=context))
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise GestaltError(f"The model failed to answer ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); the context is ready but no answer came back.") from exc
     return reply.content if isinstance(getattr(reply, "content", None), str) else str(getattr(reply, "content", reply))
 

@@ -109,7 +109,7 @@ def ask(model: Any, schema: type[BaseModel], texts: list[str], concurrency: int)
     """Each prompt's graph, or (None, why): one call per prompt, ``concurrency`` at a time."""
     try:
         structured = model.with_structured_output(schema, include_raw=True)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise GestaltError(f"The model cannot give structured output ({type(exc).__name__}: {exc}); extract needs a tool-calling chat model.") from None
     if concurrency > 1 and len(texts) > 1:
         answers = structured.batch(texts, config={"max_concurrency": concurrency}, return_exceptions=True)
@@ -118,7 +118,7 @@ def ask(model: Any, schema: type[BaseModel], texts: list[str], concurrency: int)
         for text in texts:
             try:
                 answers.append(structured.invoke(text))
-            except Exception as exc:  # noqa: BLE001 - one failed document is reported, not fatal
+            except Exception as exc:
                 answers.append(exc)
     return [_parsed(answer) for answer in answers]
 

@@ -30,8 +30,8 @@ from pydantic import ValidationError
 
 from ..errors import GestaltError
 from . import prompts
-from .resolution import Resolver
 from .extracted import Allowed, Dropped, ExtractedGraph, ExtractedNode, ExtractedRelationship, ask, check, schema_for
+from .resolution import Resolver
 from .writing import ExtractionResult, Progress, refresh, resolve_only, write_batch
 
 __all__ = [

@@ -24,8 +24,8 @@ from typing import Any
 
 from langchain_gestaltdb._ingestion import entity_id
 
-from ..graph import names
 from ..errors import GestaltError
+from ..graph import names
 
 NORM_KEY = "__name_norm"
 ALIASES = "aliases"
@@ -93,7 +93,7 @@ class Resolver:
             if isinstance(fuzzy, bool) or not isinstance(fuzzy, (int, float)) or not 0 < fuzzy <= 100:
                 raise GestaltError(f"fuzzy must be a similarity from 1 to 100 (e.g. 90), or None; not {fuzzy!r}.")
             try:
-                import rapidfuzz  # noqa: F401
+                import rapidfuzz  # noqa: F401 - only whether it is installed
             except ImportError:
                 raise GestaltError("fuzzy= needs rapidfuzz: pip install 'gestalt-nb[graphrag]' (or pip install rapidfuzz).") from None
         self.by_key: dict[str, Entity] = {}

@@ -15,14 +15,14 @@ from langchain_gestaltdb._ingestion import _digest
 from langchain_gestaltdb._serialization import normalize
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
-from ..graph import names
-from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
+from ..data.writes import _kernel_shell
 from ..display import Shown
 from ..errors import GestaltError
+from ..graph import names
+from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
-from .resolution import NORM_KEY, Merge, Resolver
 from .extracted import Dropped
-from ..data.writes import _kernel_shell
+from .resolution import NORM_KEY, Merge, Resolver
 
 
 # -- the result ----------------------------------------------------------------------
@@ -136,7 +136,7 @@ def write_batch(connection: Any, resolver: Resolver, documents: list[GraphDocume
     for document in documents:
         mentioned: set[str] = set()
 
-        def entity(node: GraphNode) -> str:
+        def entity(node: GraphNode, mentioned: set[str] = mentioned) -> str:
             found = resolver.resolve(str(node.id), node.type, normalize(node.properties), batch)
             touched[found.node_id] = found
             mentioned.add(found.node_id)

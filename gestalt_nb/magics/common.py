@@ -53,7 +53,7 @@ class MagicBase:
 
     def _evaluate(self, expression: str, where: str) -> Any:
         try:
-            return eval(expression, self.shell.user_ns)  # noqa: S307 - the user's own namespace, on request
+            return eval(expression, self.shell.user_ns)
         except Exception as exc:
             raise GestaltError(f"{where}: cannot evaluate {expression!r}: {type(exc).__name__}: {exc}") from exc
 

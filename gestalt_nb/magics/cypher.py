@@ -8,12 +8,12 @@ from typing import Any
 
 from IPython.core.magic import line_cell_magic, line_magic, magics_class
 
+from ..cypher import history, snippets
 from ..errors import GestaltError
 from ..options import settings
 from ..session import REGISTRY
 from .common import MagicBase, user_errors, words
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
-from ..cypher import history, snippets
 
 
 def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:

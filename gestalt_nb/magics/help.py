@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from typing import Any
+
 from ..options import Settings
 
 

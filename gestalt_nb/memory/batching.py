@@ -51,7 +51,7 @@ class Batcher:
                 continue
             try:
                 outcomes = await asyncio.to_thread(self.store._run_calls, [call for call, _ in group])
-            except BaseException as exc:  # noqa: BLE001 - handed to every waiting caller
+            except BaseException as exc:
                 outcomes = [exc] * len(group)
             for (_, future), outcome in zip(group, outcomes):
                 if future.done():

@@ -14,16 +14,16 @@ from datetime import datetime, timezone
 from functools import cached_property
 from typing import Any
 
-from ..graph import values
+from ..cypher.result import QueryResult
 from ..display import Shown
 from ..errors import GestaltError
+from ..graph import values
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
+from ..graph.subgraph import Edge, Node, Subgraph
 from .codec import ITEM, NAMESPACE, PATH, link_id, namespace_id
 from .codec import expired as _expired
 from .codec import items_under as _items_under
 from .codec import namespaces_under as _namespaces_under
-from ..graph.subgraph import Edge, Node, Subgraph
-from ..cypher.result import QueryResult
 
 COLUMNS = ["namespace", "key", "value", "created_at", "updated_at", "expires_at", "about"]
 

@@ -27,7 +27,6 @@ nodes and edges in one write per kind), ``vectors``, ``batching`` (concurrent as
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -266,7 +265,7 @@ class GestaltStore(Reads, Writes, BaseStore):
             return self._read_calls(calls)
         try:
             return self._write(lambda tx: self._write_calls(tx, calls))
-        except Exception as exc:  # noqa: BLE001 - handed to the caller(s)
+        except Exception as exc:
             if len(calls) == 1:
                 return [exc]
         return [self._run_calls([call])[0] for call in calls]
@@ -281,7 +280,7 @@ class GestaltStore(Reads, Writes, BaseStore):
             mine: dict[str, float] = {}
             try:
                 outcomes.append([self._read(db, op, cutoff, call.queries, mine) for op in call.ops])
-            except Exception as exc:  # noqa: BLE001 - this call's own failure
+            except Exception as exc:
                 outcomes.append(exc)
                 continue
             if mine:
@@ -291,7 +290,7 @@ class GestaltStore(Reads, Writes, BaseStore):
             hint = " (reads refresh TTLs: pass refresh_ttl=False to only read)"
             try:
                 self._write(lambda tx: self._refresh(tx, refresh, Batch(now)), hint=hint)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 for position in refreshing:
                     outcomes[position] = exc
         return outcomes

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..graph.ids import shown
+from ..graph.subgraph import Subgraph
 from ..options import Settings
 from ..options import settings as default_settings
-from ..graph.subgraph import Subgraph
-from ..graph.ids import shown
 
 
 @dataclass

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GestaltError
-from ..options import Settings
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
+from ..options import Settings
 from . import caption
 
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none';"

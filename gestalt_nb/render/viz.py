@@ -9,9 +9,9 @@ from __future__ import annotations
 from gestaltdb.viz.api import VizFigure, VizOptions
 from gestaltdb.viz.ir import VizGraph
 
-from ..options import Settings
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
+from ..options import Settings
 
 
 def figure(subgraph: Subgraph, options: Settings) -> VizFigure:

@@ -9,18 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from .. import display
+from ..agents.planner import Plan
+from ..agents.trace import Trace
 from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
+from ..cypher.result import QueryResult
+from ..feed.live import Live
+from ..graph.neighbourhood import SubgraphResult
+from ..graph.retrieval import Retrieval
 from ..graph.schema import SchemaResult
+from ..graph.subgraph import Subgraph
 from ..graphrag.answering import Answer
 from ..graphrag.writing import ExtractionResult
 from ..memory.result import MemoryResult
-from ..feed.live import Live
-from ..graph.neighbourhood import SubgraphResult
-from ..agents.planner import Plan
-from ..cypher.result import QueryResult
-from ..graph.retrieval import Retrieval
-from ..graph.subgraph import Subgraph
-from ..agents.trace import Trace
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
 from .graphrag_views import AnswerView, ExtractionView

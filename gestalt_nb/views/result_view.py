@@ -9,9 +9,9 @@ from typing import Any
 from ..cypher.budget import size
 from ..cypher.result import QueryResult
 from ..graph.subgraph import Subgraph
+from ..session import REGISTRY
 from . import html as h
 from .tabs import Page, TabbedView
-from ..session import REGISTRY
 
 
 class ResultView(TabbedView):

@@ -7,9 +7,9 @@ from typing import Any
 
 from ..graph.neighbourhood import SubgraphResult
 from ..graph.subgraph import Subgraph
+from ..session import REGISTRY
 from . import html as h
 from .tabs import Page, TabbedView
-from ..session import REGISTRY
 
 
 class SubgraphView(TabbedView):

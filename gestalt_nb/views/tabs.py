@@ -15,9 +15,9 @@ from functools import cached_property
 from typing import Any
 
 from .. import display
+from ..graph.subgraph import Subgraph
 from ..options import settings
 from ..render import Drawing, render
-from ..graph.subgraph import Subgraph
 
 Page = Callable[[], Any]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..graph.subgraph import Subgraph
 from ..agents.trace import Records, Step, Trace
+from ..graph.subgraph import Subgraph
 from . import html as h
 from .tabs import Page, TabbedView
 

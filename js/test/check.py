@@ -223,7 +223,7 @@ def size_run(browser, n, timings, shots=None, do_delta=False):
     check(edges == len(payload["edges"]), f"edgesDrawn {edges} == {len(payload['edges'])}")
     ready = p.sent("ready")
     check(len(ready) == 1 and ready[0]["nodes"] == n, f"one ready message with nodes={n} ({ready[:1]})")
-    settle_wait = p.wait(i, "settled", 90)
+    p.wait(i, "settled", 90)
     inview2, drawn2, tm2, running = p.hook(i, "[h.nodesInView(), h.nodesDrawn(), h.timings(), h.layoutRunning()]")
     st = tm2["settled"] - tm2["start"]
     check(inview2 == drawn2 == n, f"after settling: nodesInView {inview2} == nodesDrawn {drawn2} == {n}")

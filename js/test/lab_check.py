@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from tests.jupyter_page import ARGS, CHROMIUM, FIRST_FRAME_JS, JupyterPage, JupyterServer  # noqa: E402
+from tests.jupyter_page import ARGS, CHROMIUM, FIRST_FRAME_JS, JupyterPage, JupyterServer  # noqa: E402 - after the path above
 
 CELLS = [
     "%load_ext gestalt_nb",
