@@ -16,6 +16,7 @@ from . import display
 from .deferred import lazy_module_names
 from .errors import GestaltError, GestaltWarning
 from .options import settings
+from .render import render  # light, and it must be the function: the submodule of that name would shadow a lazy one
 
 __version__ = "0.1.0"
 
@@ -24,16 +25,15 @@ _NAMES = {
     **dict.fromkeys(["Connection"], "session"),
     **dict.fromkeys(["QueryResult"], "cypher.result"),
     **dict.fromkeys(["Edge", "Node", "Subgraph"], "graph.subgraph"),
-    **dict.fromkeys(["render"], "render"),
     **dict.fromkeys([
         "answer", "connect", "connection", "create", "demo", "explain", "explore", "extract", "from_networkx",
-        "ingest_graph_documents", "last_result", "live", "load_edges", "load_graph_documents", "load_nodes", "plan",
+        "ingest_graph_documents", "last_result", "live", "load_edges", "load_graph_documents", "load_nodes", "overview", "plan",
         "query_history", "query_subgraph", "run", "saved_snippets", "schema", "set_planner_model", "shortest_path",
         "show", "show_retrieval", "show_trace", "use",
     ], "api"),
 }
 
-__all__ = sorted([*_NAMES, "GestaltError", "GestaltWarning", "settings", "load_ipython_extension"], key=str.lower)
+__all__ = sorted([*_NAMES, "GestaltError", "GestaltWarning", "render", "settings", "load_ipython_extension"], key=str.lower)
 
 __getattr__, __dir__ = lazy_module_names(globals(), _NAMES)
 
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads 
         load_edges,
         load_graph_documents,
         load_nodes,
+        overview,
         plan,
         query_history,
         query_subgraph,
@@ -69,12 +70,11 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads 
     )
     from .cypher.result import QueryResult
     from .graph.subgraph import Edge, Node, Subgraph
-    from .render import render
     from .session import Connection
 
 
 def _load_views() -> None:
-    from . import views
+    from . import views  # deferred: registers every result's view in display.VIEWS on the first display
 
 
 display.load_views = _load_views

@@ -26,6 +26,7 @@ from .graph import schema as _schema
 from .graph.explorer import Explorer
 from .graph.retrieval import retrieve
 from .graphrag import answering, extraction
+from .grouped import build as _overview
 from .options import Settings
 from .session import REGISTRY, Connection
 from .views.explorer_view import ExplorerView
@@ -110,6 +111,13 @@ def saved_snippets():
 def schema(*, alias: str | None = None, **options: Any):
     """The schema sample of the current (or named) connection (``%gschema``)."""
     return _schema.schema(REGISTRY.get(alias), **options)
+
+
+@_signature_of(_overview.overview)
+def overview(by: str = "community", *, alias: str | None = None, **options: Any):
+    """The whole graph seen as groups — communities, label sets or property values — drawn as super-nodes
+    you drill into on the canvas (``%goverview``); see :func:`gestalt_nb.grouped.build.overview`."""
+    return _kept(_overview.overview(REGISTRY.get(alias), by, **options))
 
 
 def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):

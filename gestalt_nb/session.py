@@ -87,6 +87,7 @@ class Connection:
     load_edges = Deferred("data.loading", "load_edges")
     from_networkx = Deferred("data.networkx_io", "from_networkx")
     schema = Deferred("graph.schema", "schema")
+    overview = Deferred("grouped.build", "overview")
 
     def index_names(self) -> int:
         """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""

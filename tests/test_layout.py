@@ -20,6 +20,7 @@ LAYERS = {
     "display": 1,
     "graph": 2,
     "cypher": 3,
+    "grouped": 3.5,  # seeing a graph whole: reads through graph/, budgets from cypher/
     "data": 4,
     "claims": 5,
     "feed": 6,

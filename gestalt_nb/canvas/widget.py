@@ -28,6 +28,8 @@ from ..graph.ids import shown, stored
 from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
+from .drill import collapse as collapse_group
+from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
 from .payload import Vocabulary, payload
@@ -150,6 +152,8 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         new_nodes = new_nodes[:room_nodes]
         for node in new_nodes:
             self.subgraph.add_node(node, highlight=node.id in part.highlight_nodes)
+            if node.id in part.groups:  # an overview's super-node
+                self.subgraph.groups[node.id] = part.groups[node.id]
         room_edges = max(self.max_edges - len(self.subgraph.edges), 0)
         fresh = [edge for edge_id, edge in part.edges.items() if edge_id not in self.subgraph.edges]
         drawable = [edge for edge in fresh if edge.source in self.subgraph.nodes and edge.target in self.subgraph.nodes]
@@ -355,6 +359,14 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     def path(self, a: Any, b: Any, **options: Any) -> Any:
         """Draw and highlight the shortest path from ``a`` to ``b`` (``connection.shortest_path``); returns it."""
         return draw_path(self, a, b, **options)
+
+    def drill(self, group: Any) -> dict[str, int] | None:
+        """Open an overview's super-node (group number or node id) in place into its members, as a double-click does."""
+        return drill_group(self, group)
+
+    def collapse(self, group: Any) -> int:
+        """Fold a drilled overview group's members back into its super-node; returns how many nodes went."""
+        return collapse_group(self, group)
 
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:
         """Run a person's callback; an error is shown on the canvas and logged, never lost."""

@@ -16,7 +16,8 @@ from typing import Any
 _SEP = b"\x1f"
 
 
-def _lmdb(db: Any) -> Any:
+def lmdb_store(db: Any) -> Any:
+    """The LMDB store under a ``GraphDB``, or None on another backend."""
     from gestaltdb.kvstores import LMDBStore
 
     store = getattr(db, "store", None)
@@ -25,7 +26,7 @@ def _lmdb(db: Any) -> Any:
 
 def complete(db: Any) -> bool:
     """True when the lists below are read from the indexes (the LMDB backend)."""
-    return _lmdb(db) is not None
+    return lmdb_store(db) is not None
 
 
 def skip_scan(txn: Any, index_db: Any, prefix: bytes) -> list[str]:
@@ -46,7 +47,7 @@ def skip_scan(txn: Any, index_db: Any, prefix: bytes) -> list[str]:
 def _names_in_index(db: Any, index: str) -> list[str]:
     from gestaltdb.kvstores import _index_prefix  # deferred: start-up time (the engine loads on first use)
 
-    store = _lmdb(db)
+    store = lmdb_store(db)
     db._ensure_indexes_current(index)
     with store.env.begin(write=False) as txn:
         return sorted(skip_scan(txn, store.index_db, _index_prefix(index, [])))
@@ -72,7 +73,7 @@ def labels(db: Any, graph: Any = None) -> list[str]:
 def node_types(db: Any, node_id: str, graph: Any = None) -> dict[str, dict[str, int]]:
     """The relationship types ``node_id`` has: ``{type: {"out": n, "in": m}}`` (types with none left out)."""
     key = node_id.encode("utf-8") if isinstance(node_id, str) else node_id
-    store = _lmdb(db)
+    store = lmdb_store(db)
     if store is None:
         kinds = relationship_types(db, graph)
     else:

@@ -55,6 +55,9 @@ class Subgraph:
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
     title: str = ""
+    #: Super-nodes of an overview (node id → {"group": number, "size": members, …}): nodes that stand
+    #: for a group of nodes. Ours, never a person's data; empty for every other drawing.
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------
     def add_node(self, node: Node, *, highlight: bool = False) -> None:
@@ -116,11 +119,12 @@ class Subgraph:
         for edge in other.edges.values():
             self.add_edge(edge, highlight=edge.id in other.highlight_edges)
         self.truncated = self.truncated or other.truncated
+        self.groups.update(other.groups)
         self.notes.extend(note for note in other.notes if note not in self.notes)
         return self
 
     # -- bounding -----------------------------------------------------------
-    def capped(self, max_nodes: int, max_edges: int, *, reason: str = "drawing caps; raise --max-nodes/--max-edges") -> Subgraph:
+    def capped(self, max_nodes: int, max_edges: int, *, reason: str = "") -> Subgraph:
         """A copy with at most ``max_nodes`` nodes and ``max_edges`` edges, first-seen kept.
 
         Edges whose endpoints were dropped are dropped too. What was dropped is counted in a note.
@@ -134,6 +138,9 @@ class Subgraph:
                 break
             if edge.source in kept_nodes and edge.target in kept_nodes:
                 kept_edges[edge_id] = edge
+        left = len(self.nodes) - len(kept_nodes)
+        reason = reason or (f"drawing caps: {left:,} nodes left out; raise --max-nodes/--max-edges, "
+                            f"or add --overview to draw all of them grouped" if left else "drawing caps; raise --max-edges")
         note = (
             f"Graph shows {len(kept_nodes):,} of {len(self.nodes):,} nodes and "
             f"{len(kept_edges):,} of {len(self.edges):,} relationships ({reason})."
@@ -146,6 +153,7 @@ class Subgraph:
             truncated=True,
             notes=[*self.notes, note],
             title=self.title,
+            groups={key: value for key, value in self.groups.items() if key in kept_nodes},
         )
 
     # -- reading ------------------------------------------------------------

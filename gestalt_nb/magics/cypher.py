@@ -76,6 +76,12 @@ class CypherMagics(MagicBase):
         settings.with_overrides(**result.view_options)  # reject bad display options now, not at display time
         if args.save:
             snippets.save(args.save, query, result.columns, connection.alias)
+        if args.overview:
+            from ..grouped.build import of_subgraph  # deferred: keeps %load_ext light
+
+            grouped = of_subgraph(result.subgraph, args.overview)
+            grouped.connection = connection  # its members are database nodes: drill and members() read them there
+            return self._keep(grouped, args.out)
         return self._keep(result, args.out)
 
     # -- %ghistory, %gsnippets ------------------------------------------------------

@@ -29,6 +29,8 @@ def _gcypher_parser() -> Parser:
     parser.add_argument("--size", help="node size: degree (default), in_degree, out_degree, pagerank, or a numeric property")
     parser.add_argument("--caption", help="node property used as the caption")
     parser.add_argument("--layout", help="force (default), layered, radial[:root=ID], circular, grid, positions[:x=PROP,y=PROP]")
+    parser.add_argument("--overview", nargs="?", const="community", metavar="BY",
+                        help="draw every node of the result grouped (community, the default, or label) instead of the capped slice")
     parser.add_argument("--explain", action="store_true", help="show the plan, the LIMIT added and slow-shape warnings; run nothing")
     parser.add_argument("--save", metavar="NAME", help="run the cell, then keep its query as snippet NAME")
     parser.add_argument("--with", dest="with_", metavar="NAME", action="append", default=[],

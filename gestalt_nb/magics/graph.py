@@ -61,6 +61,25 @@ def _gsubgraph_parser() -> Parser:
     return parser
 
 
+def _goverview_parser() -> Parser:
+    parser = Parser(prog="%goverview", add_help=False)
+    parser.add_argument("--by", default="community", help="community (Leiden), label (one group per label set) or a property name")
+    parser.add_argument("--labels", help="comma-separated labels: only nodes with one of them")
+    parser.add_argument("--types", help="comma-separated relationship types: only these")
+    parser.add_argument("--resolution", type=float, default=1.0, help="Leiden resolution: higher gives more, smaller communities")
+    parser.add_argument("--max-groups", type=int, default=300, help="groups drawn; the smallest past it are merged into \"other\"")
+    parser.add_argument("--color", help="super-node colour: label (their most common label, default) or group")
+    parser.add_argument("--timeout", type=float, help="seconds the overview may take (default: %%config GestaltMagic.timeout)")
+    parser.add_argument("--memory-limit", help="memory it may add, e.g. 2GiB (default: %%config GestaltMagic.memory_limit)")
+    parser.add_argument("--alias", help="connection to use instead of the current one")
+    parser.add_argument("-o", "--out", help="store the OverviewResult in this variable")
+    return parser
+
+
+def _names(text: str | None) -> list[str] | None:
+    return [name.strip() for name in text.split(",") if name.strip()] if text else None
+
+
 @magics_class
 class GraphMagics(MagicBase):
     """``%gschema``, ``%gexplore``, ``%gretrieve``, ``%gsubgraph``."""
@@ -108,6 +127,21 @@ class GraphMagics(MagicBase):
         if not args.seed_ids and not args.seed_label:
             raise GestaltError("Say how to find seeds: --seed-ids a,b or --seed-label L --seed-property P.")
         result = retrieve(connection, connection.retriever(**options), args.query)
+        return self._keep(result, args.out)
+
+    @line_magic
+    @user_errors
+    def goverview(self, line: str):
+        """The whole graph seen as groups, drawn as super-nodes; double-click one to drill in."""
+        args = _goverview_parser().parse_args(words(line))
+        if args.color not in (None, "label", "group"):
+            raise GestaltError(f"--color is label or group, not {args.color!r}.")
+        result = REGISTRY.get(args.alias).overview(
+            args.by, labels=_names(args.labels), types=_names(args.types), resolution=args.resolution,
+            max_groups=args.max_groups, timeout=args.timeout, memory_limit=args.memory_limit,
+        )
+        if args.color == "group":
+            result.view_options["color"] = "group"
         return self._keep(result, args.out)
 
     @line_magic

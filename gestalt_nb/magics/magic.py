@@ -20,7 +20,7 @@ from .connections import ConnectionMagics, _gestalt_parser
 from .cypher import CypherMagics
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser
 from .data import DataMagics, _gload_parser
-from .graph import GraphMagics, _gexplore_parser, _gretrieve_parser, _gschema_parser, _gsubgraph_parser
+from .graph import GraphMagics, _gexplore_parser, _goverview_parser, _gretrieve_parser, _gschema_parser, _gsubgraph_parser
 from .help import document
 
 PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
@@ -87,6 +87,9 @@ HELP = (
      "%%gcypher [options]  +  Cypher in the cell body   |   %gcypher [options] QUERY"),
     ("gschema", _gschema_parser, "Show the schema sample: meta-graph, labels, relationship types, indexes.",
      "%gschema --nodes 1000 -o schema", None),
+    ("goverview", _goverview_parser, "See the whole graph as groups (communities, label sets or a property's values), "
+     "drawn as super-nodes whose area is their node count; double-click one to draw its members in place.",
+     "%goverview --by community -o whole\n%goverview --by label --types KNOWS,WORKS_FOR", None),
     ("gexplore", _gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
      "%gexplore alice --budget 100 --sample 5", None),
     ("gretrieve", _gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",

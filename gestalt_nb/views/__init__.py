@@ -20,11 +20,13 @@ from ..graph.schema import SchemaResult
 from ..graph.subgraph import Subgraph
 from ..graphrag.answering import Answer
 from ..graphrag.writing import ExtractionResult
+from ..grouped.result import OverviewResult
 from ..memory.result import MemoryResult
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .graph_view import GraphView
 from .graphrag_views import AnswerView, ExtractionView
 from .live_view import LiveView
+from .overview_view import OverviewView
 from .plan_view import PlanView
 from .result_view import ResultView
 from .retrieval_view import RetrievalView
@@ -46,6 +48,7 @@ VIEWS: dict[type, Any] = {
     Subgraph: GraphView,
     Answer: AnswerView,
     ExtractionResult: ExtractionView,
+    OverviewResult: OverviewView,
     # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
     MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }

@@ -1,0 +1,81 @@
+"""Drilling into an overview on its canvas: a super-node opens in place into its members, and folds back.
+
+``GroupExpander`` is the overview canvas's double-click: on a super-node it draws the group's members
+(``OverviewResult.drill_subgraph``: highest degree first, their relationships to each other, one
+super-edge to each neighbouring group, the rest as "N more") next to it and removes it, as one undoable
+delta (Undo folds it back); on "N more" it draws the next slice; on a member it expands from the
+database like any drawing. ``drill`` and ``collapse`` are the same from Python (``canvas.drill(g)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import GestaltError
+from .expand import add_expansion
+
+
+class GroupExpander:
+    def __init__(self, result: Any, members: Callable[[Any, str], Any] | None, *, max_nodes: int = 200) -> None:
+        self.result, self.members, self.max_nodes = result, members, max_nodes
+
+    def __call__(self, canvas: Any, node_id: str) -> dict[str, int] | None:
+        group = canvas.subgraph.groups.get(node_id)
+        if group is None:  # a drawn member: expand it from the database like any node
+            return self.members(canvas, node_id) if self.members is not None else None
+        return self.drill(canvas, node_id, group)
+
+    def drill(self, canvas: Any, node_id: str, group: dict[str, Any]) -> dict[str, int] | None:
+        try:
+            members = self.result.drill_subgraph(group["group"], self.max_nodes, offset=group.get("offset", 0))
+        except GestaltError as exc:
+            canvas.say(str(exc), "error")
+            return None
+        node = canvas.subgraph.nodes[node_id]
+        edges = {key: edge for key, edge in canvas.subgraph.edges.items() if node_id in (edge.source, edge.target)}
+
+        def fold_back() -> None:  # Undo: the super-node and its super-edges come back where they were
+            back = type(canvas.subgraph)(nodes={node_id: node}, edges=edges, groups={node_id: group})
+            canvas.add(back, anchor=next(iter(members.nodes), None))
+
+        added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back)
+        canvas.remove([node_id])
+        canvas.subgraph.groups.pop(node_id, None)
+        return added
+
+
+def drill(canvas: Any, group: Any) -> dict[str, int] | None:
+    """Open super-node ``group`` (its number, or its node id) in place, as a double-click does."""
+    expander = canvas.expander
+    if not isinstance(expander, GroupExpander):
+        raise GestaltError("This canvas draws no overview; drill into groups of gestalt_nb.overview(...) or %goverview.")
+    node_id = group if group in canvas.subgraph.groups else expander.result.node_id(expander.result.group_number(group))
+    if node_id not in canvas.subgraph.groups:
+        raise GestaltError(f"Group {group!r} is not drawn as a super-node (already drilled into?); canvas.collapse({group!r}) folds it back.")
+    return expander.drill(canvas, node_id, canvas.subgraph.groups[node_id])
+
+
+def collapse(canvas: Any, group: Any) -> int:
+    """Fold a drilled group's drawn members back into its super-node; returns how many nodes went."""
+    expander = canvas.expander
+    if not isinstance(expander, GroupExpander):
+        raise GestaltError("This canvas draws no overview; collapse groups of gestalt_nb.overview(...) or %goverview.")
+    result = expander.result
+    number = result.group_number(group)
+    drawn = [node_id for node_id in canvas.subgraph.nodes if node_id not in canvas.subgraph.groups]
+    groups = result.group_of(drawn).to_numpy() if drawn else []
+    members = [node_id for node_id, found in zip(drawn, groups) if found == number]
+    more = [key for key, info in canvas.subgraph.groups.items() if info.get("group") == number]
+    if not members and not more:
+        return 0
+    super_node = result.subgraph.nodes[result.node_id(number)]
+    back = type(canvas.subgraph)(nodes={super_node.id: super_node}, groups={super_node.id: result.subgraph.groups[super_node.id]})
+    for key, edge in result.subgraph.edges.items():
+        if super_node.id in (edge.source, edge.target):
+            back.edges[key] = edge
+    canvas.add(back, anchor=(members or more)[0])
+    canvas.remove(members + more)
+    for key in more:
+        canvas.subgraph.groups.pop(key, None)
+    return len(members) + len(more)

@@ -1,0 +1,143 @@
+"""Which group each node is in: communities (igraph's Leiden), label sets, or a property's values or bins.
+
+Every function returns a :class:`Grouping`: ``membership[i]`` is node i's group (``-1`` for nodes
+outside the overview), groups numbered from 0 by size, largest first, and each group's name. Past
+``max_groups`` the smallest groups are merged into one "other" group, and a note says so.
+Communities come from igraph's Leiden (modularity, the undirected graph, a fixed seed so the same
+database gives the same groups); nothing here detects communities by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import GestaltError
+from .compact import Compact
+
+#: Distinct numeric values up to which a property groups by value; above it, by bins.
+MAX_VALUES = 12
+BINS = 10
+
+
+@dataclass
+class Grouping:
+    membership: np.ndarray
+    names: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def _numbered(raw: np.ndarray, names: list[str], kept: np.ndarray, max_groups: int, notes: list[str]) -> Grouping:
+    """Renumber raw group ids (>= 0 where kept) by size, largest first; merge past ``max_groups``."""
+    membership = np.full(raw.shape, -1, dtype=np.int64)
+    if not kept.any():
+        return Grouping(membership, [], notes)
+    ids, inverse, sizes = np.unique(raw[kept], return_inverse=True, return_counts=True)
+    order = np.argsort(-sizes, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    ranked = rank[inverse]
+    chosen = [names[int(ids[number])] for number in order]
+    if order.size > max_groups:
+        merged = order.size - (max_groups - 1)
+        people = int(sizes[order[max_groups - 1:]].sum())
+        ranked = np.minimum(ranked, max_groups - 1)
+        chosen = chosen[: max_groups - 1] + [f"other ({merged:,} groups, {people:,} nodes)"]
+        notes.append(f"{order.size:,} groups: the {merged:,} smallest are merged into one group, "
+                     f"\"other\" ({people:,} nodes); raise max_groups to see them apart.")
+    membership[kept] = ranked
+    return Grouping(membership, chosen, notes)
+
+
+def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int = 300) -> Grouping:
+    """Leiden communities (modularity) of the undirected graph of the kept nodes."""
+    import igraph  # deferred: start-up time
+
+    if not resolution > 0:
+        raise GestaltError(f"resolution must be a positive number (1.0 is plain modularity), not {resolution!r}.")
+    kept = compact.kept
+    numbers = np.flatnonzero(kept)
+    local = np.full(kept.size, -1, dtype=np.int64)
+    local[numbers] = np.arange(numbers.size)
+    graph = igraph.Graph(n=int(numbers.size), edges=np.column_stack((local[compact.src], local[compact.dst])), directed=False)
+    igraph.set_random_number_generator(random.Random(7))  # the same database, the same communities
+    try:
+        found = graph.community_leiden(objective_function="modularity", resolution=resolution, n_iterations=2)
+    finally:
+        igraph.set_random_number_generator(random)
+    raw = np.full(kept.size, -1, dtype=np.int64)
+    raw[numbers] = np.asarray(found.membership, dtype=np.int64)
+    names = [f"community {number + 1}" for number in range(max(found.membership, default=-1) + 1)]
+    grouping = _numbered(raw, names, kept, max_groups, [])
+    grouping.names = [name if name.startswith("other") else f"community {number + 1}" for number, name in enumerate(grouping.names)]
+    grouping.notes.insert(0, f"Communities: Leiden (modularity, resolution {resolution:g}) on the undirected graph, "
+                             f"modularity {found.modularity:.3f}.")
+    return grouping
+
+
+def by_label(compact: Compact, *, max_groups: int = 300) -> Grouping:
+    """One group per label set (a node with two labels is in the group of both, "A+B")."""
+    code = np.zeros(len(compact.keys), dtype=np.int64)
+    if len(compact.labels) <= 62:
+        for bit, numbers in enumerate(compact.label_members):
+            code[numbers[numbers >= 0]] |= 1 << bit
+        names = {}
+        for value in np.unique(code[compact.kept]):
+            names[int(value)] = "+".join(label for bit, label in enumerate(compact.labels) if value >> bit & 1) or "(no label)"
+        unique = sorted(names)
+        position = {value: number for number, value in enumerate(unique)}
+        raw = np.fromiter((position.get(int(value), -1) for value in code), dtype=np.int64, count=code.size)
+        return _numbered(raw, [names[value] for value in unique], compact.kept, max_groups, [])
+    sets: list[list[str]] = [[] for _ in range(len(compact.keys))]  # more labels than bits: one list per node
+    for label, numbers in zip(compact.labels, compact.label_members):
+        for number in numbers:
+            sets[number].append(label)
+    texts = ["+".join(labels) or "(no label)" for labels in sets]
+    unique = sorted(set(texts))
+    position = {text: number for number, text in enumerate(unique)}
+    raw = np.fromiter((position[text] for text in texts), dtype=np.int64, count=len(texts))
+    return _numbered(raw, unique, compact.kept, max_groups, [])
+
+
+def _values(db: Any, compact: Compact, name: str) -> list[Any]:
+    """Property ``name`` of every node (None where absent), read from the node table in one pass."""
+    from ..graph.catalog import lmdb_store  # the same store the copy was read from
+
+    store = lmdb_store(db)
+    found: list[Any] = [None] * len(compact.keys)
+    index = compact.index
+    with store.env.begin(write=False) as txn:
+        for key, value in txn.cursor(db=store.nodes_db):
+            number = index.get(key)
+            if number is not None:
+                found[number] = (json.loads(value).get("properties") or {}).get(name)
+    return found
+
+
+def by_property(db: Any, compact: Compact, name: str, *, max_groups: int = 300) -> Grouping:
+    """One group per value of ``name``; numbers with more than ``MAX_VALUES`` values in ``BINS`` equal-count bins."""
+    values = _values(db, compact, name)
+    present = [value for number, value in enumerate(values) if value is not None and compact.kept[number]]
+    if not present:
+        raise GestaltError(f"No node in the overview has a property {name!r}; group by community, label or another property.")
+    numeric = all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in present)
+    notes: list[str] = []
+    if numeric and len(set(present)) > MAX_VALUES:
+        edges = np.unique(np.quantile(np.asarray(present, dtype=float), np.linspace(0, 1, BINS + 1)))
+        labels = [f"{name} {low:g} – {high:g}" for low, high in zip(edges[:-1], edges[1:])]
+        def bin_of(value: Any) -> int:
+            return int(min(np.searchsorted(edges, value, side="right") - 1, len(labels) - 1))
+        raw_list = [bin_of(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else len(labels) for v in values]
+        names = [*labels, f"{name}: none"]
+        notes.append(f"{name} is a number with {len(set(present)):,} values: grouped in {len(labels)} equal-count bins "
+                     f"({', '.join(labels)}); nodes without it are in \"{name}: none\".")
+    else:
+        texts = [f"{name} = {json.dumps(value, ensure_ascii=False, default=str)}" if value is not None else f"{name}: none" for value in values]
+        names = sorted(set(texts))
+        position = {text: number for number, text in enumerate(names)}
+        raw_list = [position[text] for text in texts]
+    return _numbered(np.asarray(raw_list, dtype=np.int64), names, compact.kept, max_groups, notes)

@@ -1,0 +1,286 @@
+"""``OverviewResult``: a graph seen whole, as groups (super-nodes) and the relationships between them.
+
+Everything is computed from the compact copy (``compact.py``) and the grouping (``grouping.py``)
+with numpy, once: ``groups``, ``links``, ``membership`` and the drawn ``subgraph`` of super-nodes.
+``drill_subgraph(group)`` is a group's members (highest degree first, a bounded slice, the rest one
+"N more" node) with their relationships to each other, read from the database, and one
+super-edge per neighbouring group. Super-nodes are ours: their ids cannot be a node's id, and they
+are marked in ``Subgraph.groups``, never in a person's own data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..display import Shown
+from ..errors import GestaltError
+from ..graph.ids import shown, stored
+from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
+from .compact import Compact
+from .grouping import Grouping
+
+if TYPE_CHECKING:
+    from ..session import Connection
+
+TOP_MEMBERS = 10
+
+
+def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str:
+    """``"Person 80%, Company 20%"``: the biggest shares of ``counts`` (one row), by name."""
+    order = [int(i) for i in np.argsort(-counts, kind="stable")[:most] if counts[i] > 0]
+    parts = [f"{names[i]} {100 * counts[i] / max(total, 1):.0f}%" for i in order]
+    rest = int((counts > 0).sum()) - len(order)
+    return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
+
+
+@dataclass(eq=False)
+class OverviewResult(Shown):
+    """The whole graph (or the part with the given labels and types) in groups; displays as a drawing of them."""
+
+    compact: Compact
+    grouping: Grouping
+    by: str
+    connection: Connection | None
+    notes: list[str] = field(default_factory=list)
+    elapsed: float = 0.0
+    reused: bool = False
+    view_options: dict[str, Any] = field(default_factory=lambda: {"size": "nodes", "caption": "caption"})
+
+    # -- what is in each group ----------------------------------------------------------
+    @property
+    def membership_array(self) -> np.ndarray:
+        return self.grouping.membership
+
+    @property
+    def group_count(self) -> int:
+        return len(self.grouping.names)
+
+    @cached_property
+    def prefix(self) -> str:
+        """The super-nodes' id prefix, made longer until no node id starts with it."""
+        prefix = "group:"
+        while any(key.startswith(prefix.encode("utf-8")) for key in self.compact.keys):
+            prefix = "~" + prefix
+        return prefix
+
+    def node_id(self, group: int) -> str:
+        return f"{self.prefix}{group}"
+
+    @cached_property
+    def _label_counts(self) -> np.ndarray:
+        count = self.group_count
+        table = np.zeros((count, len(self.compact.labels)), dtype=np.int64)
+        for column, numbers in enumerate(self.compact.label_members):
+            groups = self.membership_array[numbers[numbers >= 0]]
+            table[:, column] = np.bincount(groups[groups >= 0], minlength=count)[:count]
+        return table
+
+    @cached_property
+    def _type_counts(self) -> np.ndarray:
+        """Relationships touching each group, by type (a relationship inside a group counts once)."""
+        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
+        source, target = self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
+        keys = np.concatenate([source * kinds + self.compact.etype, (target * kinds + self.compact.etype)[source != target]])
+        return np.bincount(keys, minlength=count * kinds)[: count * kinds].reshape(count, kinds)
+
+    @cached_property
+    def sizes(self) -> np.ndarray:
+        members = self.membership_array[self.membership_array >= 0]
+        return np.bincount(members, minlength=self.group_count)[: self.group_count]
+
+    def top_label(self, group: int) -> str:
+        row = self._label_counts[group]
+        return self.compact.labels[int(row.argmax())] if row.size and row.max() > 0 else "(no label)"
+
+    def caption(self, group: int) -> str:
+        name = self.grouping.names[group]
+        head = self.top_label(group) if self.by == "community" and not name.startswith("other") else name
+        return f"{head} ×{int(self.sizes[group]):,}"
+
+    def _top_members(self) -> dict[int, list[int]]:
+        membership, degree = self.membership_array, self.compact.degree
+        order = np.lexsort((-degree, membership))
+        order = order[membership[order] >= 0]
+        groups = membership[order]
+        starts = np.searchsorted(groups, np.arange(self.group_count))
+        return {g: [int(n) for n in order[start:start + TOP_MEMBERS] if membership[n] == g] for g, start in enumerate(starts)}
+
+    @cached_property
+    def groups(self):
+        """One row per group: group, name, size, top label, label mix, relationship types, caption."""
+        import pandas as pd
+
+        labels, types = self._label_counts, self._type_counts
+        rows = []
+        for group in range(self.group_count):
+            size = int(self.sizes[group])
+            rows.append({
+                "group": group, "name": self.grouping.names[group], "size": size, "top_label": self.top_label(group),
+                "labels": _mix(labels[group], self.compact.labels, size),
+                "types": _mix(types[group], self.compact.type_names, int(types[group].sum())),
+                "caption": self.caption(group),
+            })
+        return pd.DataFrame(rows, columns=["group", "name", "size", "top_label", "labels", "types", "caption"])
+
+    @cached_property
+    def links(self):
+        """Relationships by source group, target group and type, with how many (they add up to every relationship)."""
+        import pandas as pd
+
+        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
+        source, target = self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
+        keys, counts = np.unique((source * count + target) * kinds + self.compact.etype, return_counts=True)
+        pairs, kind = np.divmod(keys, kinds)
+        frame = pd.DataFrame({"source_group": pairs // count, "target_group": pairs % count,
+                              "type": [self.compact.type_names[int(k)] for k in kind], "count": counts})
+        return frame.sort_values("count", ascending=False, kind="stable").reset_index(drop=True)
+
+    @cached_property
+    def membership(self):
+        """Every node of the overview (id as loaded) → its group."""
+        import pandas as pd
+
+        numbers = np.flatnonzero(self.membership_array >= 0)
+        return pd.Series(self.membership_array[numbers], index=[shown(i) for i in self.compact.ids(numbers)], name="group")
+
+    def group_of(self, node_ids: Any):
+        """The group of each of ``node_ids`` (ids as loaded or stored); -1 for a node outside the overview."""
+        import pandas as pd
+
+        ids = [node_ids] if isinstance(node_ids, (str, int)) else list(node_ids)
+        numbers = self.compact.numbers(stored(item) for item in ids)
+        groups = np.where(numbers >= 0, self.membership_array[np.maximum(numbers, 0)], -1)
+        return pd.Series(groups, index=ids, name="group")
+
+    def group_number(self, group: Any) -> int:
+        """A group's number from its number or its super-node's id (an error naming the range otherwise)."""
+        if isinstance(group, str) and group.startswith(self.prefix):
+            group = group[len(self.prefix):].split("+", 1)[0]
+        try:
+            number = int(group)
+        except (TypeError, ValueError):
+            number = -1
+        if not 0 <= number < self.group_count:
+            raise GestaltError(f"No group {group!r}: the groups are 0 to {self.group_count - 1} (see .groups).")
+        return number
+
+    def member_numbers(self, group: Any) -> np.ndarray:
+        """Node integers of a group's members, highest degree first."""
+        numbers = np.flatnonzero(self.membership_array == self.group_number(group))
+        return numbers[np.argsort(-self.compact.degree[numbers], kind="stable")]
+
+    def members(self, group: Any, limit: int = 1000):
+        """A group's members, highest degree first: id, labels, degree and their properties (at most ``limit``)."""
+        import pandas as pd
+
+        numbers = self.member_numbers(group)[: max(int(limit), 0)]
+        nodes = {raw["id"]: raw for raw in self._live().nodes(self.compact.ids(numbers))}
+        rows = []
+        for number, node_id in zip(numbers, self.compact.ids(numbers)):
+            raw = nodes.get(node_id, {})
+            rows.append({"id": shown(node_id), "labels": list(raw.get("labels") or ()), "degree": int(self.compact.degree[number]),
+                         **(raw.get("properties") or {})})
+        return pd.DataFrame(rows)
+
+    def _live(self) -> Connection:
+        if self.connection is None:
+            raise GestaltError("This overview was grouped from a query's result; its members are in that result (.subgraph).")
+        self.connection.db  # noqa: B018 - reading it fails clearly when the connection is closed
+        return self.connection
+
+    # -- drawing --------------------------------------------------------------------------
+    def _super_node(self, group: int, names: dict[int, str]) -> Node:
+        labels, types = self._label_counts[group], self._type_counts[group]
+        size = int(self.sizes[group])
+        top = ", ".join(f"{names.get(n, self.compact.keys[n].decode())} ({int(self.compact.degree[n])})" for n in self._tops.get(group, []))
+        properties = {"caption": self.caption(group), "nodes": size, "group": self.grouping.names[group],
+                      "labels": _mix(labels, self.compact.labels, size),
+                      "relationship types": _mix(types, self.compact.type_names, int(types.sum())),
+                      "highest degree": top}
+        return Node(self.node_id(group), (self.top_label(group),), properties)
+
+    @cached_property
+    def _tops(self) -> dict[int, list[int]]:
+        return self._top_members()
+
+    def _member_names(self) -> dict[int, str]:
+        """Captions of the groups' highest-degree members (their ``name``, else their id)."""
+        numbers = [n for members in self._tops.values() for n in members]
+        if self.connection is None or self.connection.closed or not numbers:
+            return {}
+        found = {raw["id"]: raw for raw in self.connection.nodes(self.compact.ids(numbers))}
+        names = {}
+        for number, node_id in zip(numbers, self.compact.ids(numbers)):
+            name = ((found.get(node_id) or {}).get("properties") or {}).get("name")
+            names[number] = str(name) if name is not None else str(shown(node_id))
+        return names
+
+    @cached_property
+    def subgraph(self) -> Subgraph:
+        """One super-node per group and one super-edge per pair of connected groups, strongest first."""
+        drawn = Subgraph(title=f"Overview by {self.by}: {self.group_count:,} groups of {self.compact.node_count:,} nodes", notes=list(self.notes))
+        names = self._member_names()
+        for group in range(self.group_count):
+            drawn.add_node(self._super_node(group, names))
+            drawn.groups[self.node_id(group)] = {"group": group, "size": int(self.sizes[group])}
+        for edge in self._super_edges(self.membership_array[self.compact.src], self.membership_array[self.compact.dst]):
+            drawn.add_edge(edge)
+        return drawn
+
+    def _super_edges(self, source: np.ndarray, target: np.ndarray) -> list[Edge]:
+        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
+        apart = source != target
+        low, high = np.minimum(source, target)[apart], np.maximum(source, target)[apart]
+        keys, counts = np.unique((low * count + high) * kinds + self.compact.etype[apart], return_counts=True)
+        pairs, kind = np.divmod(keys, kinds)
+        by_pair: dict[int, dict[int, int]] = {}
+        for pair, k, c in zip(pairs.tolist(), kind.tolist(), counts.tolist()):
+            by_pair.setdefault(pair, {})[k] = c
+        edges = []
+        for pair, mix in sorted(by_pair.items(), key=lambda item: -sum(item[1].values())):
+            a, b = divmod(pair, count)
+            total = sum(mix.values())
+            row = np.zeros(len(self.compact.type_names), dtype=np.int64)
+            for k, c in mix.items():
+                row[k] = c
+            edges.append(Edge(f"{self.prefix}{a}~{b}", self.node_id(a), self.node_id(b), self.compact.type_names[int(row.argmax())],
+                              {"relationships": total, "types": _mix(row, self.compact.type_names, total)}))
+        return edges
+
+    def drill_subgraph(self, group: Any, max_nodes: int = 500, *, offset: int = 0) -> Subgraph:
+        """A group's members ``offset .. offset+max_nodes`` (highest degree first), their relationships to each
+        other (read from the database), one super-edge to each neighbouring group, and the rest as one "N more" node."""
+        number = self.group_number(group)
+        connection = self._live()
+        members = self.member_numbers(number)
+        chosen = members[offset: offset + max(int(max_nodes), 1)]
+        drawn = Subgraph(title=f"{self.caption(number)}: members {offset + 1:,}–{offset + len(chosen):,}")
+        ids = self.compact.ids(chosen)
+        for raw in connection.nodes(ids):
+            drawn.add_node(node_from_json(raw))
+        from .reading import adjacency  # the members' own relationships, from GestaltDB's typed adjacency
+
+        inside, outside = adjacency(connection.db, ids, self.compact, self.membership_array, number)
+        for raw in connection.edges(inside):
+            drawn.add_edge(edge_from_json(raw))
+        for (member, other), total in outside.items():
+            drawn.add_edge(Edge(f"{self.prefix}{member}>{other}", member, self.node_id(other), "", {"relationships": total}))
+        rest = len(members) - offset - len(chosen)
+        if rest > 0:
+            more = f"{self.prefix}{number}+{offset + len(chosen)}"
+            drawn.add_node(Node(more, (self.top_label(number),), {"caption": f"{rest:,} more", "nodes": rest, "group": self.grouping.names[number]}))
+            drawn.groups[more] = {"group": number, "size": rest, "offset": offset + len(chosen)}
+            drawn.notes.append(f"{self.caption(number)}: drew {len(chosen):,} of {len(members):,} members (highest degree first); "
+                               f"double-click \"{rest:,} more\" for the next {min(rest, max_nodes):,}.")
+        return drawn
+
+    def summary(self) -> str:
+        return (f"{self.group_count:,} groups of {self.compact.node_count:,} nodes and {self.compact.edge_count:,} relationships "
+                f"(by {self.by}, {self.elapsed:.2f} s{', reused' if self.reused else ''})")
+
+    def __repr__(self) -> str:
+        return f"OverviewResult({self.summary()})"

@@ -1,0 +1,182 @@
+"""Seeing a graph whole: ``overview`` / ``%goverview`` / ``%%gcypher --overview`` on real LMDB databases.
+
+Groups must be right (a planted partition recovered; exact counts by label; stated bins), add up
+exactly (sizes to the node count, links to the relationship count), be reused while the database is
+unchanged and recomputed after a write, and drill into and fold back on the canvas.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from IPython.core.error import UsageError
+
+import gestalt_nb
+from tests.conftest import run
+
+
+def nmi(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised mutual information (arithmetic mean of the entropies) of two labelings."""
+    _, a = np.unique(a, return_inverse=True)
+    _, b = np.unique(b, return_inverse=True)
+    table = np.zeros((a.max() + 1, b.max() + 1))
+    np.add.at(table, (a, b), 1)
+    p = table / table.sum()
+    pa_, pb = p.sum(1), p.sum(0)
+    nz = p > 0
+    mutual = (p[nz] * np.log(p[nz] / np.outer(pa_, pb)[nz])).sum()
+    entropy = lambda q: -(q[q > 0] * np.log(q[q > 0])).sum()
+    return float(mutual / ((entropy(pa_) + entropy(pb)) / 2))
+
+
+def planted(blocks: list[int], *, inside: float = 4.0, across: float = 0.4, seed: int = 3):
+    """A stochastic block model: ~``inside`` relationships per node within its block, ~``across`` to anywhere."""
+    rng = np.random.default_rng(seed)
+    block = np.repeat(np.arange(len(blocks)), blocks)
+    starts = np.concatenate([[0], np.cumsum(blocks)[:-1]])
+    src, dst = [], []
+    for number, size in enumerate(blocks):
+        count = int(size * inside)
+        src.append(starts[number] + rng.integers(0, size, count))
+        dst.append(starts[number] + rng.integers(0, size, count))
+    count = int(block.size * across)
+    src.append(rng.integers(0, block.size, count))
+    dst.append(rng.integers(0, block.size, count))
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    keep = src != dst
+    return block, src[keep], dst[keep]
+
+
+def ingest(connection, labels: list[list[str]], src: np.ndarray, dst: np.ndarray, types: list[str], properties=None) -> None:
+    ids = [f"n{i}" for i in range(len(labels))]
+    connection.db.ingest_arrow(
+        pa.array(ids), pa.array([f"e{i}" for i in range(src.size)]), pa.array([ids[i] for i in src]),
+        pa.array([ids[i] for i in dst]), pa.array(types), labels=pa.array(labels), node_properties=properties,
+    )
+
+
+@pytest.fixture
+def empty(shell, tmp_path):
+    return gestalt_nb.create(str(tmp_path / "g"), alias="g")
+
+
+def test_communities_recover_a_planted_partition_and_add_up_exactly(empty):
+    sizes = [500 + 240 * k for k in range(20)]  # 20 unequal blocks, 55,600 nodes
+    block, src, dst = planted(sizes)
+    ingest(empty, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
+    result = gestalt_nb.overview("community")
+    found = result.group_of([f"n{i}" for i in range(block.size)]).to_numpy()
+    assert nmi(block, found) >= 0.9
+    assert result.groups["size"].sum() == block.size == result.compact.node_count
+    assert result.links["count"].sum() == src.size
+    assert len(result.subgraph.nodes) == result.group_count <= 300
+    assert all(node.id in result.subgraph.groups for node in result.subgraph.nodes.values())
+
+
+def test_by_label_counts_each_label_exactly_and_by_property_states_its_bins(empty):
+    rng = np.random.default_rng(1)
+    kinds = ["Person"] * 600 + ["Company"] * 250 + ["City"] * 150
+    src, dst = rng.integers(0, 1000, 3000), rng.integers(0, 1000, 3000)
+    ingest(empty, [[kind] for kind in kinds], src, dst, ["KNOWS"] * 2000 + ["IN"] * 1000,
+           properties={"age": pa.array([int(v) for v in rng.integers(18, 90, 1000)])})
+    result = gestalt_nb.overview("label")
+    assert dict(zip(result.groups["name"], result.groups["size"])) == {"Person": 600, "Company": 250, "City": 150}
+    assert result.links["count"].sum() == 3000
+    assert set(result.links["type"]) == {"KNOWS", "IN"}
+    assert result.subgraph.nodes[result.node_id(0)].properties["caption"] == "Person ×600"
+    binned = gestalt_nb.overview("age")
+    assert any("equal-count bins" in note and "age 18 –" in note for note in binned.notes)
+    assert binned.groups["size"].sum() == 1000
+    with pytest.raises(gestalt_nb.GestaltError, match="No node in the overview has a property 'salary'"):
+        gestalt_nb.overview("salary")
+
+
+def test_demo_by_label_matches_the_label_counts(demo):
+    result = gestalt_nb.overview("label")
+    counted = {row["label"]: row["n"] for row in demo.run("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n").records}
+    assert dict(zip(result.groups["name"], result.groups["size"])) == {k: v for k, v in counted.items() if not k.startswith("__")}
+    assert any(f"{counted['__LangChainSource__']} bookkeeping nodes (__LangChainSource__) are left out" in n for n in result.notes)
+
+
+def test_a_second_call_reuses_and_a_write_recomputes(demo):
+    first = gestalt_nb.overview("community")
+    again = gestalt_nb.overview("community")
+    assert again.reused and again.compact is first.compact
+    assert any("unchanged" in note for note in again.notes)
+    run(demo.__dict__ and __import__("IPython").get_ipython(), "%gcypher --write CREATE (n:Person {name: 'Newcomer'}) RETURN n")
+    after = gestalt_nb.overview("community")
+    assert not after.reused and after.compact is not first.compact
+    assert after.compact.node_count == first.compact.node_count + 1
+    assert any("written to since the last overview" in note for note in after.notes)
+
+
+def test_more_groups_than_max_groups_merge_into_other(empty):
+    ingest(empty, [[f"L{i % 9}"] for i in range(90)], np.array([0]), np.array([1]), ["T"])
+    result = gestalt_nb.overview("label", max_groups=4)
+    assert result.group_count == 4
+    assert result.grouping.names[-1].startswith("other (6 groups, 60 nodes)")
+    assert any("merged into one group" in note for note in result.notes)
+    assert result.groups["size"].sum() == 90
+
+
+def test_the_magic_draws_super_nodes_and_a_double_click_drills_in_and_undo_folds_back(shell, demo):
+    result = run(shell, "%goverview --by label -o whole")
+    assert shell.user_ns["whole"] is result
+    canvas = result.canvas
+    before = set(canvas.subgraph.nodes)
+    people = result.node_id(0)
+    assert canvas.subgraph.nodes[people].properties["caption"] == "Person ×6"
+    canvas.expand(people)  # what a double-click does
+    drawn = set(canvas.subgraph.nodes)
+    assert people not in drawn and {"alice", "bob", "carla"} <= drawn and len(drawn) > len(before)
+    assert canvas.undo()  # the toolbar's Undo folds the group back
+    assert set(canvas.subgraph.nodes) == before
+    canvas.drill(0)
+    assert canvas.collapse(0) == 6
+    assert set(canvas.subgraph.nodes) == before
+    clicked = []
+    canvas.on_click(clicked.append)
+    canvas._message(canvas, {"kind": "click", "id": people}, None)
+    assert clicked == [people]
+
+
+def test_drilling_a_big_group_draws_a_slice_and_n_more(empty):
+    block, src, dst = planted([400, 300], inside=3.0, across=0.05)
+    ingest(empty, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
+    result = gestalt_nb.overview("community")
+    biggest = int(result.groups["size"].iloc[0])
+    part = result.drill_subgraph(0, 50)
+    members = [node for node in part.nodes if node not in part.groups]
+    assert len(members) == 50
+    more = next(iter(part.groups.values()))
+    assert more["size"] == biggest - 50 and more["offset"] == 50
+    degrees = result.members(0, limit=50)["degree"].tolist()
+    assert degrees == sorted(degrees, reverse=True)
+    assert all(edge.source in part.nodes for edge in part.edges.values())
+
+
+def test_gcypher_overview_groups_a_result_past_the_display_cap(shell, demo):
+    capped = run(shell, "%%gcypher --max-nodes 5\nMATCH (n)-[r]->(m) RETURN n, r, m")
+    note = " ".join(capped.view.drawing.subgraph.notes)
+    assert "nodes left out" in note and "--overview" in note
+    grouped = run(shell, "%%gcypher --overview label\nMATCH (n)-[r]->(m) RETURN n, r, m")
+    assert grouped.groups["size"].sum() == len(capped.subgraph.nodes)
+
+
+def test_group_names_from_the_graph_stay_text(empty):
+    evil = '<img src=x onerror="alert(1)">'
+    ingest(empty, [[evil]] * 3 + [["Plain"]], np.array([0, 1]), np.array([1, 3]), ["T", "T"])
+    result = gestalt_nb.overview("label")
+    html = result.view.static_html()
+    assert evil not in html and "&lt;img" in html
+
+
+def test_bad_arguments_say_what_to_do(shell, demo):
+    with pytest.raises(UsageError, match="max_groups must be a whole number"):
+        run(shell, "%goverview --max-groups 1")
+    with pytest.raises(UsageError, match="No node has the label"):
+        run(shell, "%goverview --labels Nope")
+    run(shell, "%goverview --by label -o w")
+    with pytest.raises(gestalt_nb.GestaltError, match=r"No group 99: the groups are 0 to 4"):
+        shell.user_ns["w"].drill_subgraph(99)
