@@ -109,6 +109,8 @@ class ViewMethods:
             self.view_state["style"]["color"] = color_spec(color, nodes)
         if size and size != "degree":  # "degree" is the default scale (logarithmic); style(size="degree") is linear
             self.view_state["style"]["size"] = size_spec(size, nodes)
+            if size == "nodes" and self.subgraph.groups:  # an overview: a super-node's area is its member count
+                self.view_state["style"]["size"].update(title="area = nodes", area=True)
         if layout:
             self.view_state["layout"] = layout_spec(layout, {})
 

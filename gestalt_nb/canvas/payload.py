@@ -111,10 +111,14 @@ class Vocabulary:
             item["p"] = _properties(shown)
         return item
 
-    def edge(self, edge: Edge, highlighted: bool) -> dict[str, Any]:
+    def edge(self, edge: Edge, highlighted: bool, groups: dict[str, Any] | None = None) -> dict[str, Any]:
         item: dict[str, Any] = {"id": edge.id, "s": self.key(edge.source), "t": self.key(edge.target), "y": self._index(self.types, edge.type)}
         if highlighted:
             item["h"] = 1
+        if groups and (edge.source in groups or edge.target in groups):  # an overview's super-edge: drawn as wide as its count
+            count = edge.properties.get("relationships")
+            if type(count) is int and count > 1:
+                item["w"] = count
         properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}
         if properties:
             item["p"] = _properties(display_properties(properties))
@@ -122,7 +126,7 @@ class Vocabulary:
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes) for node in subgraph.nodes.values()]
-        edges = [self.edge(edge, edge.id in subgraph.highlight_edges) for edge in subgraph.edges.values()]
+        edges = [self.edge(edge, edge.id in subgraph.highlight_edges, subgraph.groups) for edge in subgraph.edges.values()]
         return nodes, edges
 
 

@@ -174,7 +174,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         op: dict[str, Any] = {
             "op": "add",
             "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes) for node in new_nodes],
-            "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges) for edge in new_edges],
+            "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
         }
         if len(self.vocabulary.labels) != labels_before:
             op["labels"] = self.vocabulary.legend()

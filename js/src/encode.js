@@ -125,10 +125,11 @@ export function encodeSize(view, spec) {
     const v = vals.get(k);
     // monotone: area grows linearly with the value; no value = the smallest size
     const t = v === undefined || !(hi > lo) ? (v === undefined ? 0 : 0.5) : (v - lo) / (hi - lo);
-    of.set(k, 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
+    // spec.area (an overview): area proportional to the value itself, so twice the members is twice the ink
+    of.set(k, spec.area && v !== undefined && hi > 0 ? Math.max(0.3, 3 * Math.sqrt(Math.max(0, v) / hi)) : 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
   });
   const name = by === "property" ? String(spec.name) : by.replace("_", "-");
   const missing = view.graph.order - vals.size;
   const range = vals.size ? (by === "pagerank" ? lo.toFixed(4) + " – " + hi.toFixed(4) : fmt(lo) + " – " + fmt(hi)) : "no values";
-  return { by, of, legend: { title: "size: " + name, range, missing: missing ? missing + " without a value: smallest" : "" } };
+  return { by, of, legend: { title: spec.title ? String(spec.title) : "size: " + name, range, missing: missing ? missing + " without a value: smallest" : "" } };
 }

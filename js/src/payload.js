@@ -40,6 +40,8 @@ function edgeData(e) {
     y: Number.isInteger(e.y) ? e.y : -1,
     h: e.h ? 1 : 0,
     p: e.p && typeof e.p === "object" ? e.p : null,
+    // an overview's super-edge: how many relationships it stands for (its width, log scale)
+    w: Number.isFinite(e.w) && e.w > 1 ? e.w : 0,
   };
 }
 

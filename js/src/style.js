@@ -113,7 +113,7 @@ export const styleMethods = {
       a.size = Math.max(2.2, this.edgeSize * 2.5);
       if (this.edgeType !== "arrow") a.type = this.bigEdgeHi;
     } else {
-      a.size = this.edgeSize;
+      a.size = d.w ? this.edgeSize * Math.min(1 + 0.9 * Math.log10(d.w), 6) : this.edgeSize;
       delete a.type;
     }
     if (this.edgeLabels) {

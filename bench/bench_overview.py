@@ -1,0 +1,147 @@
+"""The overview at scale: kernel-side time and memory of ``gestalt_nb.overview`` against its floor.
+
+    python bench/bench_overview.py [--sizes 100000,1000000] [--rounds 3]
+
+For each size a planted-partition graph (30 blocks of unequal sizes, 3 relationships per node) is
+written once with GestaltDB's ``ingest_arrow`` into a temp LMDB database. Then, in rounds that
+alternate (medians; this machine is shared):
+- ``first``: ``overview("community")`` on a cold cache (the copy read from LMDB, then Leiden);
+- ``floor``: the same edges, already in numpy, handed straight to igraph's Leiden (same parameters);
+- ``again``: a second call on the unchanged database (reuses the copy and the grouping);
+- ``drill``: a group's members to draw (``drill_subgraph``, 200 members, their relationships read).
+Peak memory is measured in a fresh process per size: resident set size at its peak, above the
+process after opening the database. Ratios are printed against the targets of issue 28.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def build(path: str, nodes: int, seed: int = 5) -> None:
+    import pyarrow as pa
+
+    import gestalt_nb
+
+    rng = np.random.default_rng(seed)
+    weights = rng.pareto(1.5, 30) + 1
+    sizes = np.maximum((weights / weights.sum() * nodes).astype(int), 10)
+    sizes[0] += nodes - sizes.sum()
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    src, dst = [], []
+    for start, size in zip(starts, sizes):
+        count = int(size * 2.8)
+        src.append(start + rng.integers(0, size, count))
+        dst.append(start + rng.integers(0, size, count))
+    src.append(rng.integers(0, nodes, int(nodes * 0.2)))
+    dst.append(rng.integers(0, nodes, int(nodes * 0.2)))
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    connection = gestalt_nb.create(path, alias="bench", map_size="16GiB")
+    ids = np.char.add("n", np.arange(nodes).astype(str))
+    labels = ["Person" if i % 4 else "Company" for i in range(nodes)]
+    connection.db.ingest_arrow(pa.array(ids), pa.array(np.char.add("e", np.arange(src.size).astype(str))), pa.array(ids[src]),
+                               pa.array(ids[dst]), pa.array(np.where(np.arange(src.size) % 3, "KNOWS", "WORKS_WITH")),
+                               labels=pa.array([[label] for label in labels]))
+    connection.close()
+
+
+def measure(path: str, rounds: int) -> dict[str, list[float]]:
+    import igraph
+
+    import gestalt_nb
+    from gestalt_nb.grouped import compact
+
+    gestalt_nb.connect(path, alias="bench", map_size="16GiB")
+    times: dict[str, list[float]] = {"first": [], "floor": [], "again": [], "drill": [], "read": []}
+    copy = None
+    for _ in range(rounds):
+        compact._CACHE.clear()
+        started = time.perf_counter()
+        result = gestalt_nb.overview("community")
+        times["first"].append(time.perf_counter() - started)
+        copy = result.compact
+        started = time.perf_counter()
+        gestalt_nb.overview("community")
+        times["again"].append(time.perf_counter() - started)
+        edges = np.column_stack((copy.src, copy.dst))
+        started = time.perf_counter()
+        graph = igraph.Graph(n=len(copy.keys), edges=edges, directed=False)
+        igraph.set_random_number_generator(random.Random(7))
+        graph.community_leiden(objective_function="modularity", resolution=1.0, n_iterations=2)
+        times["floor"].append(time.perf_counter() - started)
+        compact._CACHE.clear()
+        started = time.perf_counter()
+        compact.read(gestalt_nb.connection().db)
+        times["read"].append(time.perf_counter() - started)
+        big = int(result.groups["size"].iloc[0])
+        started = time.perf_counter()
+        result.drill_subgraph(0, 200)
+        times["drill"].append(time.perf_counter() - started)
+        times.setdefault("biggest group", []).append(big)
+        times.setdefault("groups", []).append(result.group_count)
+    return times
+
+
+def peak(path: str) -> dict[str, float]:
+    """Peak resident memory of a fresh process running one overview, above it after opening the database."""
+    code = (
+        "import resource, json, sys; sys.path.insert(0, %r)\n"
+        "import gestalt_nb\n"
+        "c = gestalt_nb.connect(%r, alias='bench', map_size='16GiB')\n"
+        "import igraph, pandas\n"
+        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "r = gestalt_nb.overview('community'); r.groups; r.subgraph\n"
+        "top = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(json.dumps({'peak_mb': top / 1024, 'added_mb': (top - base) / 1024}))\n"
+    ) % (str(ROOT), path)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000")
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    found: dict[int, dict[str, float]] = {}
+    for nodes in [int(size) for size in args.sizes.split(",")]:
+        with tempfile.TemporaryDirectory() as folder:
+            path = str(Path(folder) / "graph")
+            started = time.perf_counter()
+            subprocess.run([sys.executable, __file__, "--build", path, str(nodes)], check=True)
+            print(f"{nodes:,} nodes: built in {time.perf_counter() - started:.0f} s", flush=True)
+            times = measure(path, args.rounds)
+            medians = {key: statistics.median(values) for key, values in times.items()}
+            medians.update(peak(path))
+            found[nodes] = medians
+            print(f"  first {medians['first']:.2f} s (read {medians['read']:.2f} s) · floor (Leiden alone) {medians['floor']:.2f} s "
+                  f"→ {medians['first'] / medians['floor']:.2f}× the floor (target ≤ 1.5×)")
+            print(f"  again {medians['again'] * 1000:.1f} ms → {medians['again'] / medians['first']:.3f}× the first (target ≤ 0.1×)")
+            print(f"  drill 200 of {int(medians['biggest group']):,} members: {medians['drill']:.2f} s · {int(medians['groups'])} groups")
+            print(f"  peak memory {medians['peak_mb']:.0f} MB ({medians['added_mb']:.0f} MB added by the overview; target ≤ 600 MB at 1M)", flush=True)
+    sizes = sorted(found)
+    if len(sizes) > 1:
+        low, high = sizes[0], sizes[-1]
+        print(f"{low:,} → {high:,} nodes: first call {found[high]['first'] / found[low]['first']:.1f}× (target ≤ 12× for 10× the nodes)")
+    print("max rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, "MB")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--build":
+        build(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()
