@@ -93,6 +93,7 @@ def measure(path: str, rounds: int) -> dict[str, list[float]]:
         times["drill"].append(time.perf_counter() - started)
         times.setdefault("biggest group", []).append(big)
         times.setdefault("groups", []).append(result.group_count)
+    gestalt_nb.connection("bench").close()
     return times
 
 
@@ -116,13 +117,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keep", help="a folder where the built graphs are kept and found again (they take minutes at 1M)")
     args = parser.parse_args()
     found: dict[int, dict[str, float]] = {}
     for nodes in [int(size) for size in args.sizes.split(",")]:
         with tempfile.TemporaryDirectory() as folder:
-            path = str(Path(folder) / "graph")
+            path = str(Path(args.keep or folder) / f"graph-{nodes}")
             started = time.perf_counter()
-            subprocess.run([sys.executable, __file__, "--build", path, str(nodes)], check=True)
+            if not Path(path).exists():
+                subprocess.run([sys.executable, __file__, "--build", path, str(nodes)], check=True)
             print(f"{nodes:,} nodes: built in {time.perf_counter() - started:.0f} s", flush=True)
             times = measure(path, args.rounds)
             medians = {key: statistics.median(values) for key, values in times.items()}

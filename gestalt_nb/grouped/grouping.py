@@ -72,8 +72,24 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
     raw = np.full(kept.size, -1, dtype=np.int64)
     raw[numbers] = np.asarray(found.membership, dtype=np.int64)
     names = [f"community {number + 1}" for number in range(max(found.membership, default=-1) + 1)]
-    grouping = _numbered(raw, names, kept, max_groups, [])
-    grouping.names = [name if name.startswith("other") else f"community {number + 1}" for number, name in enumerate(grouping.names)]
+    notes = []
+    alone = kept & (compact.degree == 0)  # each would be a community of one: together they are one group
+    if alone.any():
+        raw[alone] = len(names)
+        names.append("no relationships")
+    small = max(3, int(numbers.size) // 5000)  # on a big graph, tiny communities (mostly tiny components) are noise
+    if numbers.size >= 1000:
+        sizes = np.bincount(raw[numbers], minlength=len(names))
+        tiny = sizes < small
+        tiny[len(names) - 1] &= not alone.any()
+        if tiny.sum() > 1:
+            chosen = numbers[tiny[raw[numbers]]]
+            raw[chosen] = len(names)
+            names.append("small communities")
+            notes.append(f"{int(tiny.sum()):,} communities of fewer than {small} nodes are drawn as one group, \"small communities\".")
+    grouping = _numbered(raw, names, kept, max_groups, notes)
+    grouping.names = [name if name.startswith(("other", "no relationships", "small communities")) else f"community {number + 1}"
+                      for number, name in enumerate(grouping.names)]
     grouping.notes.insert(0, f"Communities: Leiden (modularity, resolution {resolution:g}) on the undirected graph, "
                              f"modularity {found.modularity:.3f}.")
     return grouping

@@ -1,8 +1,9 @@
 """A drilled group's members' relationships, read from GestaltDB's typed adjacency (both directions).
 
 One cursor range per member and direction (``out``/``in`` SEP member SEP …): the relationships
-between two drawn members come back as ids (their records are then read by id), and those to a
-member of another group are counted per (member, group), to be drawn as one super-edge each.
+between two drawn members come back as ids (their records are then read by id), and those to any
+other node are counted per (member, group) — the member's own group when the neighbour is one of
+its members not drawn — to be drawn as one super-edge each.
 """
 
 from __future__ import annotations
@@ -38,6 +39,6 @@ def adjacency(db: Any, ids: list[str], compact: Compact, membership: np.ndarray,
                         continue
                     number = index.get(neighbour, -1)
                     other = int(membership[number]) if number >= 0 else -1
-                    if other >= 0 and other != group:
+                    if other >= 0:
                         outside[(member, other)] = outside.get((member, other), 0) + 1
     return list(inside), outside

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ..session import Connection
 
 TOP_MEMBERS = 10
+#: Links drawn per group (its strongest): a graph of many groups is connected almost everywhere.
+STRONGEST = 3
 
 
 def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str:
@@ -98,7 +100,7 @@ class OverviewResult(Shown):
 
     def caption(self, group: int) -> str:
         name = self.grouping.names[group]
-        head = self.top_label(group) if self.by == "community" and not name.startswith("other") else name
+        head = self.top_label(group) if self.by == "community" and not name.startswith(("other", "no relationships", "small")) else name
         return f"{head} ×{int(self.sizes[group]):,}"
 
     def _top_members(self) -> dict[int, list[int]]:
@@ -227,8 +229,17 @@ class OverviewResult(Shown):
         for group in range(self.group_count):
             drawn.add_node(self._super_node(group, names))
             drawn.groups[self.node_id(group)] = {"group": group, "size": int(self.sizes[group])}
-        for edge in self._super_edges(self.membership_array[self.compact.src], self.membership_array[self.compact.dst]):
-            drawn.add_edge(edge)
+        edges = self._super_edges(self.membership_array[self.compact.src], self.membership_array[self.compact.dst])
+        strongest: dict[str, int] = {}
+        for edge in edges:  # strongest first: each group keeps its strongest few
+            ends = (edge.source, edge.target)
+            if any(strongest.get(end, 0) < STRONGEST for end in ends):
+                drawn.add_edge(edge)
+                for end in ends:
+                    strongest[end] = strongest.get(end, 0) + 1
+        if len(drawn.edges) < len(edges):
+            drawn.notes.append(f"{len(edges):,} pairs of groups are connected; the {len(drawn.edges):,} strongest links are drawn "
+                               f"(each group's {STRONGEST} strongest; all of them are in .links).")
         return drawn
 
     def _super_edges(self, source: np.ndarray, target: np.ndarray) -> list[Edge]:
@@ -267,11 +278,14 @@ class OverviewResult(Shown):
         inside, outside = adjacency(connection.db, ids, self.compact, self.membership_array, number)
         for raw in connection.edges(inside):
             drawn.add_edge(edge_from_json(raw))
-        for (member, other), total in outside.items():
-            drawn.add_edge(Edge(f"{self.prefix}{member}>{other}", member, self.node_id(other), "", {"relationships": total}))
         rest = len(members) - offset - len(chosen)
+        more = f"{self.prefix}{number}+{offset + len(chosen)}"
+        for (member, other), total in outside.items():  # to its own group's undrawn members: to "N more"
+            if other == number and rest <= 0:
+                continue  # members drawn in an earlier slice
+            target = more if other == number else self.node_id(other)
+            drawn.add_edge(Edge(f"{self.prefix}{member}>{target}", member, target, "", {"relationships": total}))
         if rest > 0:
-            more = f"{self.prefix}{number}+{offset + len(chosen)}"
             drawn.add_node(Node(more, (self.top_label(number),), {"caption": f"{rest:,} more", "nodes": rest, "group": self.grouping.names[number]}))
             drawn.groups[more] = {"group": number, "size": rest, "offset": offset + len(chosen)}
             drawn.notes.append(f"{self.caption(number)}: drew {len(chosen):,} of {len(members):,} members (highest degree first); "

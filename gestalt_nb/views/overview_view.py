@@ -35,11 +35,7 @@ class OverviewView(TabbedView):
         return drawing
 
     def graph_page(self) -> Any:
-        if self.options.renderer != "canvas" or not self.result.notes:
-            return self.drawing.widget()
-        import ipywidgets as widgets
-
-        return widgets.VBox([widgets.HTML(h.banner(self.result.notes)), self.drawing.widget()])
+        return self.drawing.widget()  # the canvas shows the notes above the drawing
 
     def info_html(self) -> str:
         result = self.result

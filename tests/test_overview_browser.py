@@ -1,0 +1,147 @@
+"""The overview of a 200,000-node graph in real JupyterLab 4 and Notebook 7 (headless Chromium, offline).
+
+What a person sees: at most ``max_groups`` super-nodes, every one inside the visible canvas on the
+first frame, their drawn area following their member count; double-clicking the largest one draws
+its members in place without moving the other groups more than 5% of the canvas; Undo folds them
+back; a click on a super-node reaches Python with its id. A screenshot of the overview and of the
+drilled group goes to /work/notes/shots/ (or $GESTALT_SHOTS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
+
+pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium (.ci/run does this)")
+
+SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
+FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook").split(",") if name]
+NODES = 200_000
+CANVAS = "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')"
+
+
+def spearman(a: list[float], b: list[float]) -> float:
+    ra, rb = np.argsort(np.argsort(a)), np.argsort(np.argsort(b))
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    import pyarrow as pa
+
+    import gestalt_nb
+
+    path = tmp_path_factory.mktemp("big") / "graph"
+    rng = np.random.default_rng(11)
+    sizes = np.sort((rng.pareto(1.2, 40) + 1))[::-1]
+    sizes = np.maximum((sizes / sizes.sum() * NODES).astype(int), 20)
+    sizes[0] += NODES - sizes.sum()
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    src = np.concatenate([start + rng.integers(0, size, int(size * 2.5)) for start, size in zip(starts, sizes)] + [rng.integers(0, NODES, NODES // 10)])
+    dst = np.concatenate([start + rng.integers(0, size, int(size * 2.5)) for start, size in zip(starts, sizes)] + [rng.integers(0, NODES, NODES // 10)])
+    ids = np.char.add("n", np.arange(NODES).astype(str))
+    connection = gestalt_nb.create(str(path), alias="big", map_size="8GiB")
+    connection.db.ingest_arrow(pa.array(ids), pa.array(np.char.add("e", np.arange(src.size).astype(str))), pa.array(ids[src]), pa.array(ids[dst]),
+                               pa.array(["LINKS"] * src.size), labels=pa.array([["Person"] if i % 5 else ["Company"] for i in range(NODES)]))
+    connection.close()
+    return path
+
+
+@pytest.fixture(scope="module", params=FRONTENDS)
+def overview_page(request, database):
+    cells = ["%load_ext gestalt_nb", f"%gestalt open {database} --map-size 8GiB", "%goverview --by community --max-groups 60 -o whole"]
+    server = JupyterServer(request.param)
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "source": text, "outputs": [], "execution_count": None} for text in cells],
+                "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (server.root / "overview.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    server.start()
+    try:
+        with browser() as chromium:
+            page = JupyterPage(chromium, server, viewport={"width": 1400, "height": 1000})
+            page.open("overview.ipynb")
+            page.run_all(timeout=240)
+            page.page.wait_for_function(f"() => {CANVAS} && {CANVAS}.gestaltCanvas", timeout=60_000)
+            page.page.evaluate(f"() => {CANVAS}.scrollIntoView({{block: 'center'}})")
+            page.page.wait_for_function(f"() => {CANVAS}.gestaltCanvas.ready.then(() => true)", timeout=60_000)
+            page.pause(4)  # the force layout over the groups settles and stops
+            yield request.param, page
+            page.close()
+    finally:
+        server.cleanup()
+
+
+def show_canvas(page: JupyterPage) -> None:
+    page.page.evaluate(f"() => {CANVAS}.scrollIntoView({{block: 'center'}})")
+    page.pause(0.5)
+
+
+def hook(page: JupyterPage, expression: str, arg=None):
+    return page.page.evaluate(f"(arg) => {{ const h = {CANVAS}.gestaltCanvas; return {expression}; }}", arg)
+
+
+def spots(page: JupyterPage, ids: list[str]) -> dict[str, dict]:
+    return page.page.evaluate(f"""(ids) => {{ const el = {CANVAS}; const h = el.gestaltCanvas;
+        const box = ((h.canvas && h.canvas()) || el.querySelector('canvas')).getBoundingClientRect();
+        const out = {{}};
+        for (const id of ids) {{ const p = h.screenPosition(id); if (p) out[id] = {{x: box.left + p.x, y: box.top + p.y, w: box.width, h: box.height,
+            inside: p.x >= 0 && p.y >= 0 && p.x <= box.width && p.y <= box.height}}; }}
+        return out; }}""", ids)
+
+
+def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place(overview_page):
+    frontend, page = overview_page
+    kernel = page.kernel_json(
+        "import json, time\n_clicks = []\nwhole.canvas.on_click(_clicks.append)\n"
+        "for _ in range(100):\n    (whole.canvas.shown is None) and time.sleep(0.1)\n"
+        "print(json.dumps({'ids': list(whole.canvas.subgraph.nodes), 'sizes': [int(s) for s in whole.sizes],"
+        " 'nodes': whole.compact.node_count, 'groups': whole.group_count}))", timeout=120)
+    assert kernel["nodes"] == NODES and kernel["groups"] <= 60
+    drawn, in_view = hook(page, "h.nodesDrawn()"), hook(page, "h.nodesInView()")
+    assert drawn == in_view == len(kernel["ids"]) == kernel["groups"], (drawn, in_view, kernel["groups"])
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    show_canvas(page)
+    page.page.screenshot(path=str(SHOTS / f"overview-{frontend}.png"))
+    radii = page.kernel_json("print(json.dumps({k: v[2] for k, v in whole.canvas.shown.nodes.items()}))")
+    ids = [f"group:{n}" for n in range(kernel["groups"])]
+    assert spearman([radii[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9
+
+    # a click on a small group reaches Python with its id
+    small = ids[-1]
+    show_canvas(page)
+    before = spots(page, ids)
+    page.page.mouse.click(before[small]["x"], before[small]["y"])
+    page.page.wait_for_function(f"(id) => {CANVAS}.gestaltCanvas.selected().includes(id)", arg=small, timeout=5_000)
+    assert page.kernel_json("print(json.dumps(_clicks))") == [small]
+    show_canvas(page)
+    before = spots(page, ids)
+
+    # double-click the largest group: its members appear in place, the other groups stay put
+    placed = {i: hook(page, "h.graphPosition(arg)", i) for i in ids}
+    xs, ys = [p["x"] for p in placed.values()], [p["y"] for p in placed.values()]
+    extent = max(max(xs) - min(xs), max(ys) - min(ys))
+    page.page.mouse.dblclick(before["group:0"]["x"], before["group:0"]["y"])
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() > n", arg=drawn, timeout=30_000)
+    page.pause(2.5)
+    # where the other groups are in the drawing (the camera may zoom out to show the new members)
+    after = {i: hook(page, "h.graphPosition(arg)", i) for i in ids[1:]}
+    moved = max(((after[i]["x"] - placed[i]["x"]) ** 2 + (after[i]["y"] - placed[i]["y"]) ** 2) ** 0.5 for i in ids[1:])
+    assert moved <= 0.05 * extent, f"another group moved {moved / extent:.1%} of the drawing"
+    assert hook(page, "h.nodesDrawn()") == hook(page, "h.nodesInView()") > drawn
+    show_canvas(page)
+    page.page.screenshot(path=str(SHOTS / f"overview-drilled-{frontend}.png"))
+    grown = page.kernel_json("print(json.dumps([len(whole.canvas.subgraph.nodes), 'group:0' in whole.canvas.subgraph.nodes]))")
+    assert grown[0] > drawn and grown[1] is False
+
+    show_canvas(page)
+    # Undo (the toolbar's) folds the members back into their super-node
+    page.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas] button", has_text="Undo").first.click()
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() === n", arg=drawn, timeout=15_000)
+    back = page.kernel_json("print(json.dumps(sorted(whole.canvas.subgraph.nodes)))")
+    assert back == sorted(kernel["ids"])
