@@ -9,7 +9,6 @@ that capability's own parameters in its signature (:func:`_signature_of`), plus 
 from __future__ import annotations
 
 import inspect
-from dataclasses import fields
 from typing import Any
 
 from . import display
@@ -27,7 +26,7 @@ from .graph.explorer import Explorer
 from .graph.retrieval import retrieve
 from .graphrag import answering, extraction
 from .grouped import build as _overview
-from .options import Settings
+from .options import setting_keywords
 from .session import REGISTRY, Connection
 from .views.explorer_view import ExplorerView
 
@@ -231,16 +230,9 @@ def last_result() -> QueryResult | None:
     return REGISTRY.last_result
 
 
+@setting_keywords
 def show(value: Any, **options: Any):
     """The view of a result (``QueryResult``) or a bare ``Subgraph``; each option overrides its setting for this view."""
     if hasattr(value, "show"):
         return value.show(**options)
     return display.view_for(value, **options)
-
-
-# show's options are the settings (and ``caption``, the caption property): one keyword each.
-show.__signature__ = inspect.Signature([
-    inspect.Parameter("value", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Any"),
-    *(inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None) for item in fields(Settings)),
-    inspect.Parameter("caption", inspect.Parameter.KEYWORD_ONLY, default=None),
-])

@@ -8,54 +8,43 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
 LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
 
 
+def setting(default: Any, help: str) -> Any:
+    """A field of :class:`Settings` with its help: the one place a setting is declared (the magic's
+    ``%config`` traits, their help and the docs' reference page are made from it)."""
+    return field(default=default, metadata={"help": help})
+
+
 @dataclass
 class Settings:
-    #: Rows a query may return before it is cut (the work bound; LIMIT row_limit+1 is pushed down).
-    row_limit: int = 1000
-    #: Rows shown in the Table tab and the static HTML table (the display bound).
-    display_limit: int = 100
-    #: ``canvas`` (the interactive WebGL canvas, default), ``gestaltdb`` (gestaltdb.viz in an iframe)
-    #: or ``pyvis`` (optional extra; simpler, slower).
-    renderer: str = "canvas"
-    #: Node property used for captions, falling back to the node id.
-    caption_property: str = "name"
-    #: Height of the drawn graph in pixels.
-    graph_height: int = 560
-    #: Drawing caps; the graph says when it left nodes or relationships out.
-    max_nodes: int = 1000
-    max_edges: int = 3000
-    #: What node colour means on the canvas: "label", "community" or a property name.
-    color: str = "label"
-    #: What node size means: "degree" (default), "in_degree", "out_degree", "pagerank" or a numeric property.
-    size: str = "degree"
-    #: Canvas layout: force, layered, radial, circular, grid, positions ("positions:x=lon,y=lat", "radial:root=ID").
-    layout: str = "force"
-    #: Nodes in the static SVG picture kept for saved notebooks (a circle layout; more is unreadable).
-    static_max_nodes: int = 300
-    #: Characters of JSON shown in the JSON tab before it is cut.
-    json_max_chars: int = 100_000
-    #: Short one-line errors (True) or full tracebacks (False).
-    short_errors: bool = True
-    #: LMDB map size passed on every create and open (GestaltDB does not persist it).
-    map_size: str = "4GiB"
-    #: Print a one-line warning before a %%gcypher run whose plan has a known slow shape.
-    warn_slow: bool = False
-    #: Rewrite untyped relationship patterns to name every type before a read runs (same rows, faster).
-    rewrite_untyped: bool = True
-    #: Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).
-    timeout: float = 60.0
-    #: Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).
-    memory_limit: str = "2GiB"
-    #: The same two budgets for an agent's query tool call (a stop becomes a counted refusal).
-    tool_timeout: float = 10.0
-    tool_memory_limit: str = "512MiB"
+    """Kernel-wide defaults; each is also ``%config GestaltMagic.<name>`` (``magics/magic.py`` makes the traits)."""
+
+    row_limit: int = setting(1000, "Rows a query may return before it is cut (the work bound; LIMIT row_limit+1 is pushed down).")
+    display_limit: int = setting(100, "Rows shown in the Table tab and the static HTML table (the display bound).")
+    renderer: str = setting("canvas", "``canvas`` (the interactive WebGL canvas, default), ``gestaltdb`` (gestaltdb.viz in an iframe) or ``pyvis`` (optional extra; simpler, slower).")
+    caption_property: str = setting("name", "Node property used for captions, falling back to the node id.")
+    graph_height: int = setting(560, "Height of the drawn graph in pixels.")
+    max_nodes: int = setting(1000, "Nodes drawn before the graph is cut (it says when it left any out).")
+    max_edges: int = setting(3000, "Relationships drawn before the graph is cut (it says when it left any out).")
+    color: str = setting("label", "What node colour means on the canvas: \"label\", \"community\" or a property name.")
+    size: str = setting("degree", "What node size means: \"degree\" (default), \"in_degree\", \"out_degree\", \"pagerank\" or a numeric property.")
+    layout: str = setting("force", "Canvas layout: force, layered, radial, circular, grid, positions (\"positions:x=lon,y=lat\", \"radial:root=ID\").")
+    static_max_nodes: int = setting(300, "Nodes in the static SVG picture kept for saved notebooks (a circle layout; more is unreadable).")
+    json_max_chars: int = setting(100_000, "Characters of JSON shown in the JSON tab before it is cut.")
+    short_errors: bool = setting(True, "Short one-line errors (True) or full tracebacks (False).")
+    map_size: str = setting("4GiB", "LMDB map size passed on every create and open (GestaltDB does not persist it).")
+    warn_slow: bool = setting(False, "Print a one-line warning before a %%gcypher run whose plan has a known slow shape.")
+    rewrite_untyped: bool = setting(True, "Rewrite untyped relationship patterns to name every type before a read runs (same rows, faster).")
+    timeout: float = setting(60.0, "Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).")
+    memory_limit: str = setting("2GiB", "Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).")
+    tool_timeout: float = setting(10.0, "Seconds an agent's query tool call may take before it is stopped (a stop becomes a counted refusal).")
+    tool_memory_limit: str = setting("512MiB", "Memory an agent's query tool call may add to the process before it is stopped.")
 
     def with_overrides(self, **overrides: Any) -> Settings:
         """A copy with every non-None override applied (unknown names are an error)."""
@@ -95,6 +84,17 @@ class Settings:
 
 
 settings = Settings()
+
+
+def setting_keywords(function: Any) -> Any:
+    """Show ``function``'s ``**overrides`` as what they are: one keyword per setting (and ``caption``)."""
+    import inspect
+
+    found = inspect.signature(function)
+    head = [p for p in found.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    named = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None) for item in fields(Settings)]
+    function.__signature__ = found.replace(parameters=[*head, *named, inspect.Parameter("caption", inspect.Parameter.KEYWORD_ONLY, default=None)])
+    return function
 #: Every setting, each also a ``GestaltMagic`` trait of the same name.
 SETTING_NAMES = tuple(item.name for item in fields(Settings))
 

@@ -6,6 +6,7 @@ capability (``connections``, ``cypher``, ``graph``, ``data``, ``claims``, ``agen
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 from IPython.core.magic import Magics, magics_class
@@ -13,7 +14,7 @@ from traitlets import Bool, Enum, Float, Int, TraitError, Unicode, observe, vali
 from traitlets.config import Configurable
 
 from ..errors import GestaltError
-from ..options import RENDERERS, SETTING_NAMES, settings
+from ..options import RENDERERS, SETTING_NAMES, Settings, settings
 from .agents import AgentMagics, _gask_parser, _gmemory_parser
 from .claims import ClaimMagics, _claims_parser
 from .connections import ConnectionMagics, _gestalt_parser
@@ -26,30 +27,19 @@ from .help import document
 PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
 
 
-@magics_class
-class GestaltMagic(*PARTS, Magics, Configurable):
-    """Magics for GestaltDB. Configure with ``%config GestaltMagic.<name> = value``."""
+def setting_traits() -> dict[str, Any]:
+    """One ``%config`` trait per field of :class:`gestalt_nb.options.Settings`, with that field's default and help."""
+    kinds = {bool: Bool, int: Int, float: Float, str: Unicode}
+    traits = {}
+    for item in fields(Settings):
+        text = item.metadata["help"]
+        trait = Enum(RENDERERS, item.default, help=text) if item.name == "renderer" else kinds[type(item.default)](item.default, help=text)
+        traits[item.name] = trait.tag(config=True)
+    return traits
 
-    row_limit = Int(settings.row_limit, help="Rows a query may return before it is cut (work bound).").tag(config=True)
-    display_limit = Int(settings.display_limit, help="Rows shown in tables (display bound).").tag(config=True)
-    renderer = Enum(RENDERERS, settings.renderer, help="Graph renderer: canvas (default), gestaltdb or pyvis.").tag(config=True)
-    caption_property = Unicode(settings.caption_property, help="Node property used as caption.").tag(config=True)
-    graph_height = Int(settings.graph_height, help="Graph height in pixels.").tag(config=True)
-    max_nodes = Int(settings.max_nodes, help="Nodes drawn before the graph is cut.").tag(config=True)
-    max_edges = Int(settings.max_edges, help="Relationships drawn before the graph is cut.").tag(config=True)
-    color = Unicode(settings.color, help="Canvas node colour: label, community or a node property.").tag(config=True)
-    size = Unicode(settings.size, help="Canvas node size: degree, in_degree, out_degree, pagerank or a numeric property.").tag(config=True)
-    layout = Unicode(settings.layout, help="Canvas layout: force, layered, radial, circular, grid or positions:x=P,y=P.").tag(config=True)
-    static_max_nodes = Int(settings.static_max_nodes, help="Nodes in the static SVG kept for saved notebooks.").tag(config=True)
-    json_max_chars = Int(settings.json_max_chars, help="Characters of JSON shown.").tag(config=True)
-    short_errors = Bool(settings.short_errors, help="One-line errors (True) or full tracebacks.").tag(config=True)
-    map_size = Unicode(settings.map_size, help="LMDB map size on create/open, e.g. 4GiB.").tag(config=True)
-    warn_slow = Bool(settings.warn_slow, help="Warn (one line) before running a query with a known slow shape.").tag(config=True)
-    rewrite_untyped = Bool(settings.rewrite_untyped, help="Rewrite untyped relationship patterns to every type before a read.").tag(config=True)
-    timeout = Float(settings.timeout, help="Seconds a cell's read may run before it is stopped.").tag(config=True)
-    memory_limit = Unicode(settings.memory_limit, help="Memory a cell's read may add to the process, e.g. 2GiB.").tag(config=True)
-    tool_timeout = Float(settings.tool_timeout, help="Seconds an agent's query tool call may run.").tag(config=True)
-    tool_memory_limit = Unicode(settings.tool_memory_limit, help="Memory an agent's query tool call may add, e.g. 512MiB.").tag(config=True)
+
+class _Settings(*PARTS, Magics, Configurable):
+    """What GestaltMagic does with its settings: each written through to :data:`gestalt_nb.options.settings`."""
 
     def __init__(self, shell: Any = None, **kwargs: Any) -> None:
         Configurable.__init__(self, config=shell.config if shell is not None else None)
@@ -72,6 +62,11 @@ class GestaltMagic(*PARTS, Magics, Configurable):
         setattr(settings, change["name"], change["new"])
 
 
+GestaltMagic = magics_class(type("GestaltMagic", (_Settings,), {
+    "__doc__": "Magics for GestaltDB. Configure with ``%config GestaltMagic.<name> = value``.",
+    "__module__": __name__,
+    **setting_traits(),
+}))
 GestaltMagic.magics = {kind: {name: method for part in PARTS for name, method in part.magics[kind].items()} for kind in ("line", "cell")}
 
 

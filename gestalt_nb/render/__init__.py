@@ -17,7 +17,7 @@ from typing import Any
 
 from ..graph.ids import shown
 from ..graph.subgraph import Subgraph
-from ..options import Settings
+from ..options import Settings, setting_keywords
 from ..options import settings as default_settings
 
 
@@ -127,6 +127,7 @@ class Drawing:
         return self._svg
 
 
+@setting_keywords
 def render(subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None, **overrides: Any) -> Drawing:
     """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer."""
     chosen = (options or default_settings).with_overrides(**overrides)
