@@ -12,7 +12,46 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
-LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
+#: Every canvas layout and the options it takes (anything else is an error, not silently ignored): the one
+#: list the settings, the magics' --layout and the canvas (canvas/encode.py) check against.
+LAYOUTS = {"force": (), "layered": (), "radial": ("root",), "circular": (), "grid": (), "positions": ("x", "y")}
+
+
+def parse_layout(text: str) -> tuple[str, dict[str, str]]:
+    """``"positions:x=lon,y=lat"`` → ``("positions", {"x": "lon", "y": "lat"})`` (the magic's form)."""
+    from .errors import GestaltError  # deferred: errors and options use each other
+
+    name, _, rest = str(text).partition(":")
+    options: dict[str, str] = {}
+    for part in filter(None, (item.strip() for item in rest.split(","))):
+        key, equals, value = part.partition("=")
+        if not equals or not key.strip():
+            raise GestaltError(f"Layout option '{part}' is not key=value; write e.g. --layout positions:x=lon,y=lat.")
+        options[key.strip()] = value.strip()
+    return name.strip(), options
+
+
+def layout_spec(name: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """A layout (``"radial:root=alice"``, a name and options, or a dict) checked and in the canvas's form."""
+    from .errors import GestaltError  # deferred: errors and options use each other
+
+    if isinstance(name, dict):
+        options = {**{key: value for key, value in name.items() if key != "name"}, **options}
+        name = name.get("name", "force")
+    if isinstance(name, str) and ":" in name:
+        name, parsed = parse_layout(name)
+        options = {**parsed, **options}
+    if name not in LAYOUTS:
+        raise GestaltError(f"Unknown layout {name!r}; choose one of: {', '.join(LAYOUTS)}.")
+    unknown = set(options) - set(LAYOUTS[name])
+    if unknown:
+        takes = ", ".join(LAYOUTS[name]) or "no options"
+        raise GestaltError(f"The {name} layout takes {takes}, not {', '.join(sorted(unknown))}.")
+    if name == "positions":
+        options = {"x": str(options.get("x", "x")), "y": str(options.get("y", "y"))}
+    if name == "radial" and options.get("root") is not None:
+        options = {"root": str(options["root"])}
+    return {"name": name, "options": options}
 
 
 def setting(default: Any, help: str) -> Any:
@@ -72,9 +111,7 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
-        layout = self.layout.get("name") if isinstance(self.layout, dict) else str(self.layout).partition(":")[0]
-        if layout not in LAYOUTS:
-            raise GestaltError(f"Unknown layout {layout!r}; choose one of: {', '.join(LAYOUTS)}.")
+        layout_spec(self.layout, {})
         for name in ("timeout", "tool_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from gestalt_nb.canvas import GraphCanvas
-from gestalt_nb.canvas.encode import parse_layout
 from gestalt_nb.errors import GestaltError
 from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
+from gestalt_nb.options import parse_layout
 from gestalt_nb.render.palette import PALETTE
 
 from .jupyter_page import ARGS, CHROMIUM

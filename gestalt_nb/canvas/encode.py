@@ -15,45 +15,11 @@ from typing import Any
 from ..errors import GestaltError
 from ..graph.subgraph import Node
 from ..graph.values import display_properties
+from ..options import layout_spec
 from ..render import caption as caption_of
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, _short, _value
 
-LAYOUTS = ("force", "layered", "radial", "circular", "grid", "positions")
 SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
-#: Options each layout takes (anything else is an error, not silently ignored).
-LAYOUT_OPTIONS = {"force": (), "layered": (), "radial": ("root",), "circular": (), "grid": (), "positions": ("x", "y")}
-
-
-def parse_layout(text: str) -> tuple[str, dict[str, str]]:
-    """``"positions:x=lon,y=lat"`` → ``("positions", {"x": "lon", "y": "lat"})`` (the magic's form)."""
-    name, _, rest = str(text).partition(":")
-    options: dict[str, str] = {}
-    for part in filter(None, (item.strip() for item in rest.split(","))):
-        key, equals, value = part.partition("=")
-        if not equals or not key.strip():
-            raise GestaltError(f"Layout option '{part}' is not key=value; write e.g. --layout positions:x=lon,y=lat.")
-        options[key.strip()] = value.strip()
-    return name.strip(), options
-
-
-def layout_spec(name: Any, options: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(name, dict):
-        options = {**{key: value for key, value in name.items() if key != "name"}, **options}
-        name = name.get("name", "force")
-    if isinstance(name, str) and ":" in name:
-        name, parsed = parse_layout(name)
-        options = {**parsed, **options}
-    if name not in LAYOUTS:
-        raise GestaltError(f"Unknown layout {name!r}; choose one of: {', '.join(LAYOUTS)}.")
-    unknown = set(options) - set(LAYOUT_OPTIONS[name])
-    if unknown:
-        takes = ", ".join(LAYOUT_OPTIONS[name]) or "no options"
-        raise GestaltError(f"The {name} layout takes {takes}, not {', '.join(sorted(unknown))}.")
-    if name == "positions":
-        options = {"x": str(options.get("x", "x")), "y": str(options.get("y", "y"))}
-    if name == "radial" and options.get("root") is not None:
-        options = {"root": str(options["root"])}
-    return {"name": name, "options": options}
 
 
 def _known_properties(nodes: Iterable[Node]) -> set[str]:

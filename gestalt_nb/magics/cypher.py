@@ -10,7 +10,7 @@ from IPython.core.magic import line_cell_magic, line_magic, magics_class
 
 from ..cypher import history, snippets
 from ..errors import GestaltError
-from ..options import settings
+from ..options import layout_spec, settings
 from ..session import REGISTRY
 from .common import MagicBase, user_errors, words
 from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
@@ -19,8 +19,6 @@ from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, s
 def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
     """--color / --size / --caption / --layout as view options; a bad layout or layout option fails now."""
     if args.layout:
-        from ..canvas.encode import layout_spec  # deferred: the canvas package loads anywidget
-
         layout_spec(args.layout, {})
     return {"color": args.color, "size": args.size, "caption": args.caption, "layout": args.layout}
 
