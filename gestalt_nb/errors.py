@@ -47,6 +47,16 @@ class GestaltWarning(UserWarning):
     """Something was done as asked but may not be what was meant (mixed types, reversed duplicates)."""
 
 
+def map_full(exc: BaseException, what: str) -> GestaltError | None:
+    """The one message for LMDB's ``MapFullError`` (None for any other error): ``what`` was rolled back."""
+    if type(exc).__name__ != "MapFullError":
+        return None
+    return GestaltError(
+        f"The database is full (LMDB map size reached); the {what} was rolled back and nothing was written. "
+        "Close it and reopen with a larger map: %gestalt open PATH --map-size 16GiB."
+    )
+
+
 def damaged_database(exc: BaseException, path: object) -> str:
     """The one line for a directory that is not a readable GestaltDB database (a garbled manifest, a
     corrupt or foreign LMDB file), in place of the library's own exception."""

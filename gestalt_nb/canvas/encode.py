@@ -17,7 +17,8 @@ from ..graph.subgraph import Node
 from ..graph.values import display_properties
 from ..options import layout_spec
 from ..render import caption as caption_of
-from .payload import CAPTION_CHARS, MAX_PROPERTIES, _short, _value
+from ..shorten import shorten
+from .payload import CAPTION_CHARS, MAX_PROPERTIES, _value
 
 SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
 
@@ -98,7 +99,7 @@ class ViewMethods:
         if caption is not None:
             self.caption_property = str(caption)
             op["caption"] = self.caption_property
-            op["captions"] = {node.id: _short(caption_of(node.id, display_properties(node.properties), self.caption_property), CAPTION_CHARS) for node in nodes}
+            op["captions"] = {node.id: shorten(caption_of(node.id, display_properties(node.properties), self.caption_property), CAPTION_CHARS) for node in nodes}
         if len(op) == 1:
             raise GestaltError("style() needs color=, size= or caption=.")
         self.view_state["style"].update({key: op[key] for key in ("color", "size") if key in op})

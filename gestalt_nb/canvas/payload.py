@@ -17,24 +17,21 @@ from ..graph.subgraph import Edge, Node, Subgraph
 from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
+from ..shorten import shorten
 
 VALUE_CHARS = 300
 CAPTION_CHARS = 60
 MAX_PROPERTIES = 30
 
 
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _value(value: Any) -> Any:
     if isinstance(value, str):
-        return value if len(value) <= VALUE_CHARS else value[: VALUE_CHARS - 1] + "…"
+        return shorten(value, VALUE_CHARS)
     if isinstance(value, (bool, int)) or value is None:
         return value
     if isinstance(value, float):
         return value if value == value and abs(value) != float("inf") else str(value)
-    return _short(json.dumps(value, ensure_ascii=False, default=str), VALUE_CHARS)
+    return shorten(json.dumps(value, ensure_ascii=False, default=str), VALUE_CHARS)
 
 
 def _properties(shown: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +50,7 @@ def _properties(shown: dict[str, Any]) -> dict[str, Any]:
             more += 1
             continue
         plain = (type(value) is str and len(value) <= VALUE_CHARS) or type(value) is int or type(value) is bool
-        out[key if len(key) <= 100 else key[:99] + "…"] = value if plain else _value(value)
+        out[shorten(key, 100)] = value if plain else _value(value)
     if more:
         out["…"] = f"{more} more properties (see the Table tab or .subgraph)"
     return out
@@ -100,7 +97,7 @@ class Vocabulary:
         shown = display_properties(node.properties)
         item: dict[str, Any] = {
             "id": self.key(node.id),
-            "c": _short(caption(node.id, shown, caption_property), CAPTION_CHARS),
+            "c": shorten(caption(node.id, shown, caption_property), CAPTION_CHARS),
             "l": self._index(self.labels, node.labels[0] if node.labels else ""),
         }
         if len(node.labels) > 1:

@@ -101,15 +101,18 @@ def property_equalities(variable: str | None, where: Any) -> list[tuple[str, Any
 
 
 def walk(value: Any):
-    """Every dataclass object inside a plan expression (depth first)."""
-    if is_dataclass(value) and not isinstance(value, type):
-        yield value
-        for item in fields(value):
-            if item.name != "span":
-                yield from walk(getattr(value, item.name))
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from walk(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from walk(item)
+    """Every node (dataclass object) inside a parse tree, a plan or an expression, the root included.
+
+    The one walker of the engine's trees: lists, tuples and dicts are looked into, source spans are not.
+    Iterative, so a deeply nested query cannot exhaust the recursion limit.
+    """
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if is_dataclass(current) and not isinstance(current, type):
+            yield current
+            stack.extend(getattr(current, item.name) for item in fields(current) if item.name != "span")
+        elif isinstance(current, (list, tuple)):
+            stack.extend(current)
+        elif isinstance(current, dict):
+            stack.extend(current.values())

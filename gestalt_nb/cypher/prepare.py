@@ -4,7 +4,6 @@ line, column and what to do."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +30,7 @@ from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 
 from ..errors import GestaltError, caret_excerpt
 from . import untyped
+from .ast_text import walk
 from .text import bracket_problem, mask, position
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -211,32 +211,15 @@ def prepare(query: str, row_limit: int) -> Prepared:
     return Prepared(query, writes, False, own_limit, isinstance(parsed, UnionQuery), unbounded, ranges, untyped.has_untyped(parsed))
 
 
-def _children(node: Any):
-    if isinstance(node, (tuple, list)):
-        yield from node
-    elif dataclasses.is_dataclass(node) and not isinstance(node, type):
-        for item in dataclasses.fields(node):
-            if item.name not in ("span", "source"):
-                yield getattr(node, item.name)
-
-
-def _walk(node: Any):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(_children(current))
-
-
 def _aggregates(node: Any) -> bool:
-    return any(isinstance(item, FunctionCall) and is_aggregate_function(item.name) for item in _walk(node))
+    return any(isinstance(item, FunctionCall) and is_aggregate_function(item.name) for item in walk(node))
 
 
 def _unbounded(parsed: Any) -> str | None:
     """Why a LIMIT on the final RETURN cannot bound this read's work, in a few words."""
     if isinstance(parsed, UnionQuery):
         return "UNION runs every branch in full"
-    for node in _walk(parsed):
+    for node in walk(parsed):
         if isinstance(node, FunctionCall) and is_aggregate_function(node.name):
             return f"{node.name}() reads every match first"
         if isinstance(node, (ReturnClause, WithClause)) and node.order_by:
@@ -253,6 +236,6 @@ def ranges_in(query: str) -> tuple[tuple[Any, ...], ...]:
 
 
 def _ranges(parsed: Any):
-    for node in _walk(parsed):
+    for node in walk(parsed):
         if isinstance(node, FunctionCall) and node.name.lower() == "range" and len(node.arguments) in (2, 3):
             yield tuple(node.arguments)

@@ -21,12 +21,14 @@ from gestaltdb.cypher_ast import (
 )
 from langchain_gestaltdb import ReadOnlyQueryError
 
-from ..errors import GestaltError, storage_problem
+from ..errors import GestaltError, map_full, storage_problem
 from ..graph import ids, names
 from ..options import parse_bytes, settings
+from ..shorten import shorten
 from . import reading, untyped
+from .ast_text import walk
 from .budget import Budget, over_budget_up_front, run_within
-from .prepare import Prepared, _walk, prepare
+from .prepare import Prepared, prepare
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -42,7 +44,7 @@ def _range_items(arguments: tuple[Any, ...], params: dict[str, Any]) -> int:
     context = QueryContext(graph=None, parameters=params)
     values = []
     for item in arguments:
-        if any(isinstance(node, FunctionCall) and node.name.lower() == "range" for node in _walk(item)):
+        if any(isinstance(node, FunctionCall) and node.name.lower() == "range" for node in walk(item)):
             return 0  # never build a nested range here, outside the budget; it is checked on its own
         try:
             values.append(evaluate_expression(item, {}, context))
@@ -76,11 +78,9 @@ def _failure(exc: Exception, params: dict[str, Any], connection: Connection | No
             f"Missing query parameter ${name} (given: {given}). Pass values with -P, "
             f"e.g. %%gcypher -P {{'{name}': ...}}, or -P NAME_OF_A_DICT."
         )
-    if type(exc).__name__ == "MapFullError":
-        return GestaltError(
-            "The database is full (LMDB map size reached); the write was rolled back. Close it and reopen "
-            "with a larger map: %gestalt open PATH --map-size 16GiB."
-        )
+    full = map_full(exc, "write")
+    if full is not None:
+        return full
     if "'int' object has no attribute 'encode'" in message:
         return GestaltError(
             "Query failed: an integer was used where GestaltDB needs an id string. Integer ids are stored as "
@@ -242,7 +242,7 @@ def _work_bound(prepared: Prepared, budget: Budget, row_limit: int) -> str:
 
 def _title(query: str) -> str:
     first = " ".join(query.split())
-    return first if len(first) <= 80 else first[:79] + "…"
+    return shorten(first, 80)
 
 
 def _notes(prepared: Prepared, row_limit: int, truncated: bool) -> list[str]:

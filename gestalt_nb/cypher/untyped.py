@@ -37,6 +37,7 @@ from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, P
 
 from ..graph.catalog import skip_scan
 from ..options import settings
+from .ast_text import walk
 from .reading import EngineReads
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
@@ -88,23 +89,12 @@ class Rewrite:
         return f"no: the untyped relationship patterns ran as written ({self.reason})"
 
 
-def _walk(node: Any):
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        if isinstance(current, (tuple, list)):
-            stack.extend(current)
-        elif dataclasses.is_dataclass(current) and not isinstance(current, type):
-            stack.extend(getattr(current, item.name) for item in dataclasses.fields(current) if item.name not in ("span", "source"))
-
-
 def _untyped_hops(parsed: Any) -> list[PatternHop]:
-    return [node for node in _walk(parsed) if isinstance(node, PatternHop) and not node.edge_types]
+    return [node for node in walk(parsed) if isinstance(node, PatternHop) and not node.edge_types]
 
 
 def has_untyped(parsed: Any) -> bool:
-    return any(isinstance(node, PatternHop) and not node.edge_types for node in _walk(parsed))
+    return any(isinstance(node, PatternHop) and not node.edge_types for node in walk(parsed))
 
 
 def run_read(adapter: Any, prepared: Any, params: dict[str, Any], write: bool) -> tuple[list[dict[str, Any]], Rewrite | None]:
@@ -128,14 +118,14 @@ def find(text: str, parsed: Any, writes: bool = False) -> Untyped | None:
         return None
     if writes:
         return Untyped(text, parsed, reason="writes are never rewritten")
-    if any(isinstance(node, (MatchClause, OptionalMatchClause)) and node.qualifiers for node in _walk(parsed)):
+    if any(isinstance(node, (MatchClause, OptionalMatchClause)) and node.qualifiers for node in walk(parsed)):
         return Untyped(text, parsed, reason="a FOR VALID_TIME / SYSTEM_TIME read walks history, not today's type index")
     sites = _sites(text)
     if sites is None or len(sites) != len(hops):
         return Untyped(text, parsed, reason="the untyped hops could not be placed in the text")
     aliases = tuple(
         (node.span.end, _column(node.expression))
-        for node in _walk(parsed)
+        for node in walk(parsed)
         if isinstance(node, ProjectionItem) and node.alias is None and node.span is not None
         and any(node.span.start <= offset < node.span.end for offset, _ in sites)
     )
@@ -413,4 +403,4 @@ def _writes(parsed: Any) -> bool:
     from gestaltdb.cypher_ast import CreateClause, DeleteClause, ForeachClause, MergeClause, RemoveClause, SetClause
 
     kinds = (CreateClause, DeleteClause, ForeachClause, MergeClause, RemoveClause, SetClause)
-    return type(parsed).__name__ in ("CreateConstraint", "DropConstraint") or any(isinstance(node, kinds) for node in _walk(parsed))
+    return type(parsed).__name__ in ("CreateConstraint", "DropConstraint") or any(isinstance(node, kinds) for node in walk(parsed))

@@ -12,7 +12,7 @@ import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GestaltError, GestaltWarning, storage_problem
+from ..errors import GestaltError, GestaltWarning, map_full, storage_problem
 from ..graph.names import keyed
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -110,11 +110,9 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
                     tx.put_edges_bulk(items, check_existing=extra)
                 progress.update(len(items))
     except Exception as exc:
-        if type(exc).__name__ == "MapFullError":
-            raise GestaltError(
-                "The database is full (LMDB map size reached); the load was rolled back and nothing was written. "
-                "Close it and reopen with a larger map: %gestalt open PATH --map-size 16GiB."
-            ) from exc
+        full = map_full(exc, "load")
+        if full is not None:
+            raise full from exc
         cause = None
         if "index key exceeds" in str(exc):
             indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties

@@ -53,7 +53,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("gestalt_nb.memory needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
 
-from ..errors import GestaltError
+from ..errors import GestaltError, map_full
 from ..feed.changes import publish_for
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
 from . import lease
@@ -346,8 +346,9 @@ class GestaltStore(Reads, Writes, BaseStore):
             publish_for(db, "memory")
 
     def _explain(self, exc: Exception) -> GestaltError:
-        if type(exc).__name__ == "MapFullError":
-            return GestaltError("The database is full (LMDB map size reached); the batch was rolled back. Reopen it with a larger --map-size.")
+        full = map_full(exc, "batch")
+        if full is not None:
+            return full
         if "index key exceeds" in str(exc):
             indexed = sorted(self._db().indexed_node_properties - INTERNAL_PROPERTIES)
             return GestaltError(

@@ -19,6 +19,7 @@ from ..graph.ids import shown
 from ..graph.subgraph import Subgraph
 from ..options import Settings, setting_keywords
 from ..options import settings as default_settings
+from ..shorten import shorten
 
 
 @dataclass
@@ -157,5 +158,5 @@ def _source_caption(properties: dict[str, Any]) -> str | None:
     text = properties.get("page_content")
     if isinstance(text, str) and text.strip():
         text = " ".join(text.split())
-        return text if len(text) <= SOURCE_CAPTION_CHARS else text[: SOURCE_CAPTION_CHARS - 1] + "…"
+        return shorten(text, SOURCE_CAPTION_CHARS)
     return None

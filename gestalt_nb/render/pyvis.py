@@ -18,6 +18,7 @@ from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..options import Settings
+from ..shorten import shorten
 from . import caption
 
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none';"
@@ -38,7 +39,7 @@ def _assets() -> tuple[str, str]:
 def _tooltip(title: str, properties: dict[str, Any]) -> str:
     lines = [title] + [f"{key}: {json.dumps(value, ensure_ascii=False)}" for key, value in properties.items()]
     text = "\n".join(lines)
-    return text if len(text) <= 2000 else text[:1999] + "…"
+    return shorten(text, 2000)
 
 
 def _script_json(value: Any) -> str:
@@ -56,7 +57,7 @@ def document(subgraph: Subgraph, options: Settings) -> str:
         label = caption(node.id, properties, options.caption_property)
         net.add_node(
             node.id,
-            label=label if len(label) <= 40 else label[:39] + "…",
+            label=shorten(label, 40),
             title=_tooltip(f"{node.id} :{':'.join(node.labels)}", properties),
             group=node.labels[0] if node.labels else "",
             borderWidth=4 if node.id in subgraph.highlight_nodes else 1,

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
+from ..shorten import shorten
 from . import caption
 
 CAPTIONS = 150
@@ -65,7 +66,7 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
         node = subgraph.nodes.get(node_id)
         if node is not None and len(nodes) <= CAPTIONS:
             text = caption(node_id, display_properties(node.properties), caption_property)
-            text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
+            text = shorten(text, CAPTION_CHARS)
             texts.append(f'<text x="{x:g}" y="{y + radius + 11:g}">{html.escape(text)}</text>')  # below: edges run sideways
     body = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',

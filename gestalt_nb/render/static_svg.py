@@ -16,6 +16,7 @@ import numpy as np
 
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
+from ..shorten import shorten
 from . import caption
 from .palette import label_color
 
@@ -102,7 +103,7 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
         for node in subgraph.nodes.values():
             x, y = place[node.id]
             text = caption(node.id, display_properties(node.properties), caption_property)
-            text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
+            text = shorten(text, CAPTION_CHARS)
             texts.append(f'<text x="{x}" y="{y + 16}">{html.escape(text)}</text>')
     legend = "".join(
         f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{html.escape((label or "(no label)")[:16])}</text>'

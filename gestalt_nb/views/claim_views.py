@@ -10,6 +10,7 @@ from typing import Any
 from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
+from ..shorten import shorten
 from . import html as h
 from .tabs import Page, TabbedView, View
 
@@ -37,7 +38,7 @@ def _short_time(text: Any) -> Any:
 
 
 def _short_id(text: Any, keep: int = 14) -> Any:
-    return text[:keep] + "…" if isinstance(text, str) and len(text) > keep + 1 else text
+    return shorten(text, keep + 1) if isinstance(text, str) else text
 
 
 def evidence_frame(frame):

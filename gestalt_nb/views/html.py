@@ -11,6 +11,8 @@ import html
 import json
 from typing import Any
 
+from ..shorten import shorten as cut
+
 CELL_CHARS = 200
 
 
@@ -22,9 +24,7 @@ def shorten(value: Any, limit: int = CELL_CHARS) -> Any:
     """Cut long strings (and the text of long containers) for display, marking the cut."""
     if isinstance(value, (list, dict, tuple)):
         value = str(value)
-    if isinstance(value, str) and len(value) > limit:
-        return value[: limit - 1] + "…"
-    return value
+    return cut(value, limit) if isinstance(value, str) else value
 
 
 def banner(notes: list[str], *, kind: str = "warning") -> str:
