@@ -93,7 +93,9 @@ def measure(path: str, rounds: int) -> dict[str, list[float]]:
         times["drill"].append(time.perf_counter() - started)
         times.setdefault("biggest group", []).append(big)
         times.setdefault("groups", []).append(result.group_count)
-    gestalt_nb.connection("bench").close()
+    from gestalt_nb.session import REGISTRY
+
+    REGISTRY.close_all()
     return times
 
 

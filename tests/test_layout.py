@@ -28,7 +28,7 @@ LAYERS = {
     "agents": 8,
     "graphrag": 9,
     "session": 10, "open_demo": 10,
-    "render": 11, "canvas": 11, "views": 11,  # the drawing side: one layer, as DESIGN.md draws it
+    "render": 11, "canvas": 11, "views": 11,  # the drawing side: one layer (ARCHITECTURE.md)
     "magics": 12,
     "__init__": 13, "api": 13,  # the public calls (api) and the package that names them lazily
 }

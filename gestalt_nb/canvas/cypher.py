@@ -2,7 +2,7 @@
 
 Drawn means on the canvas now — after double-click expansions, ``add``, ``remove`` — less what the
 page last reported hidden. Every relationship pattern is typed (an untyped one reads every edge
-per node, see DESIGN.md). Ids are written in their stored form (an integer id ``0`` as
+per node, see ARCHITECTURE.md). Ids are written in their stored form (an integer id ``0`` as
 ``"__lc_int__:0"``, see :mod:`gestalt_nb.ids`), so the query means the same wherever it runs.
 
 Each branch starts from one node looked up by id and reads its drawn relationships by typed

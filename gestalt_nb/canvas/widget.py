@@ -33,8 +33,9 @@ from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
 from .payload import Vocabulary, payload
+from .protocol import Click, DoubleClick, Handlers, Path, Ready, Sync, Undo
+from .protocol import parse as parse_message
 from .snapshot import Shown
-from .snapshot import parse as parse_shown
 from .snapshot import svg_of as snapshot_svg
 from .standalone import write as write_page
 
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 
 #: Deltas kept for views that reconnect; beyond this the log is folded into a new base graph.
 LOG_LIMIT = 200
+#: page message kind → the GraphCanvas method that handles it (every kind of protocol.PAGE_KINDS has one)
+HANDLERS = Handlers()
 
 NodeCallback = Callable[[str], Any]
 SelectCallback = Callable[[list[str]], Any]
@@ -299,40 +302,48 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         for callback in self._select:
             self._call(callback, list(loaded))
 
-    def _message(self, _widget: Any, content: dict[str, Any], _buffers: Any) -> None:
-        kind = content.get("kind") if isinstance(content, dict) else None
-        node_id = self.vocabulary.node_id(str(content.get("id", ""))) if isinstance(content, dict) else ""
-        if kind == "click":
-            for callback in self._click:
-                self._call(callback, shown(node_id))
-        elif kind == "dblclick":
-            self._call(self.expand, node_id)
-            for callback in self._double_click:
-                self._call(callback, shown(node_id))
-        elif kind == "undo":
-            if not self.undo():
-                self.say("Nothing to undo.")
-        elif kind == "sync":
-            have = int(content.get("have", 0) or 0)
-            for message in self._log:
-                if message["revision"] > have:
-                    self.send(message)
-        elif kind == "ready":
-            self.ready_info = dict(content)
-        elif kind == "shown":
-            self._record_shown(content)
-        elif kind == "path":
-            ids = content.get("ids")
-            if isinstance(ids, list) and len(ids) == 2:
-                self._call(self.path, str(ids[0]), str(ids[1]))
+    def _message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """A message from the page: checked (``protocol.parse``; a bad one is logged and dropped), then handled."""
+        parsed = parse_message(content)
+        if parsed is not None:
+            kind, message = parsed
+            HANDLERS[kind](self, message)
+
+    @HANDLERS("click")
+    def _clicked(self, message: Click) -> None:
+        node_id = self.vocabulary.node_id(message["id"])
+        for callback in self._click:
+            self._call(callback, shown(node_id))
+
+    @HANDLERS("dblclick")
+    def _double_clicked(self, message: DoubleClick) -> None:
+        node_id = self.vocabulary.node_id(message["id"])
+        self._call(self.expand, node_id)
+        for callback in self._double_click:
+            self._call(callback, shown(node_id))
+
+    @HANDLERS("undo")
+    def _undo_asked(self, _message: Undo) -> None:
+        if not self.undo():
+            self.say("Nothing to undo.")
+
+    @HANDLERS("sync")
+    def _sync_asked(self, message: Sync) -> None:
+        for delta in self._log:
+            if delta["revision"] > message["have"]:
+                self.send(delta)
+
+    @HANDLERS("ready")
+    def _ready(self, message: Ready) -> None:
+        self.ready_info = dict(message)
+
+    @HANDLERS("path")
+    def _path_asked(self, message: Path) -> None:
+        self._call(self.path, *message["ids"])
 
     # -- what comes out: pictures, pages, Cypher, paths (see snapshot.py, standalone.py, cypher.py, path.py) --
-    def _record_shown(self, content: dict[str, Any]) -> None:
-        try:
-            shown = parse_shown(content)
-        except (ValueError, TypeError) as exc:
-            log.warning("ignored a malformed report from the page: %s", exc)
-            return
+    @HANDLERS("shown")
+    def _record_shown(self, shown: Shown) -> None:
         before, self.shown = self.shown, shown
         if before is None or (before.nodes, before.hidden, before.width, before.height) != (shown.nodes, shown.hidden, shown.width, shown.height):
             for callback in list(self._shown):

@@ -1,10 +1,12 @@
 // Python -> JS messages: deltas (add / remove / highlight / fit), sync, status.
 import { addItems } from "./payload.js";
+import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
 
 export const deltaMethods = {
-  onMessage(msg) {
-    if (!msg || typeof msg !== "object") return;
+  onMessage(raw) {
+    const msg = kernelMessage(raw); // protocol.js: only the kinds this page handles
+    if (!msg) return;
     if (msg.kind === "status") {
       this.ui.setStatus(String(msg.text ?? ""), msg.level);
       return;

@@ -1,4 +1,4 @@
-// Test hooks exposed as element.gestaltCanvas (see CANVAS_PROTOCOL.md).
+// Test hooks exposed as element.gestaltCanvas (see docs/protocol.md).
 
 export function makeHooks(view) {
   // Graph updates reach sigma's caches before the scheduled frame processes

@@ -1,4 +1,5 @@
-// gestalt-nb graph canvas: render({model, el}) for anywidget (see CANVAS_PROTOCOL.md).
+// gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
+import { sendToKernel } from "./protocol.js";
 import Sigma from "sigma";
 import { normalizePayload, newGraph, addItems } from "./payload.js";
 import { startPositions, Layout } from "./layout.js";
@@ -473,12 +474,9 @@ class CanvasView {
     this.renderer.refresh();
   }
 
+  /** @param {import("./protocol.js").PageMessage} msg */
   send(msg) {
-    try {
-      this.model.send(msg);
-    } catch (e) {
-      /* comm closed */
-    }
+    sendToKernel(this.model, msg);
   }
 
   teardown() {

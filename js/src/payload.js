@@ -1,4 +1,4 @@
-// Payload (see CANVAS_PROTOCOL.md) -> graphology graph, built with one bulk import.
+// Payload (see docs/protocol.md) -> graphology graph, built with one bulk import.
 import Graph from "graphology";
 
 const str = (v, fallback = "") => (v === undefined || v === null ? fallback : String(v));

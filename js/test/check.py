@@ -4,7 +4,7 @@ Run:  /work/main/.venv/bin/python js/test/check.py [--sizes 9,1000,5000,10000,50
 
 Loads gestalt_nb/canvas/static/canvas.js through a Blob URL (as the Python loader does)
 into js/test/harness.html with a fake anywidget model, and checks the contract in
-/work/notes/CANVAS_PROTOCOL.md: every node in view on the first frame and after the
+docs/protocol.md: every node in view on the first frame and after the
 layout settles, timings, click/dblclick messages, deltas (add/remove/highlight/fit),
 sync on a missed revision, and that an injection corpus executes nothing.
 Every request outside file:/data:/blob: is refused and reported.

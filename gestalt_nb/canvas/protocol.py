@@ -1,0 +1,139 @@
+"""The canvas's messages between the page (``js/src``) and the kernel: one type per kind, each checked on arrival.
+
+Everything the page sends is untrusted input (a notebook's page can be driven by anyone who can run
+code in it): :func:`parse` turns it into a typed message or drops it, logged, so a comm handler never
+raises. ``js/src/protocol.js`` declares the same kinds (``PAGE_SENDS``, ``PAGE_HANDLES``) with JSDoc
+types that ``tsc --checkJs`` checks, and ``tests/test_protocol.py`` checks both sides list the same
+kinds. ``docs/protocol.md`` describes the traits and the messages.
+
+Page → kernel: ``click``, ``dblclick`` (a node), ``undo``, ``sync`` (resend deltas after a revision),
+``ready`` (first frame drawn), ``shown`` (what the page shows: ``snapshot.Shown``), ``path`` (two nodes).
+Kernel → page: ``delta`` (ops: add / remove / highlight / fit / style / layout / filter …) and ``status``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any, Literal, TypedDict
+
+from .snapshot import Shown
+from .snapshot import parse as parse_shown
+
+log = logging.getLogger(__name__)
+
+#: Longest node id the page may name (an id longer than this is not one of ours).
+MAX_ID = 10_000
+
+
+class Click(TypedDict):
+    kind: Literal["click"]
+    id: str
+
+
+class DoubleClick(TypedDict):
+    kind: Literal["dblclick"]
+    id: str
+
+
+class Undo(TypedDict):
+    kind: Literal["undo"]
+
+
+class Sync(TypedDict):
+    kind: Literal["sync"]
+    have: int
+
+
+class Ready(TypedDict):
+    kind: Literal["ready"]
+    ms: int
+    nodes: int
+
+
+class Path(TypedDict):
+    kind: Literal["path"]
+    ids: list[str]
+
+
+class Delta(TypedDict):
+    """Kernel → page: ``ops`` applied in order, at ``revision`` (one more than the page's)."""
+
+    kind: Literal["delta"]
+    revision: int
+    ops: list[dict[str, Any]]
+    anchor: str | None
+    undoable: bool
+
+
+class Status(TypedDict):
+    kind: Literal["status"]
+    text: str
+    level: str
+
+
+PageMessage = Click | DoubleClick | Undo | Sync | Ready | Shown | Path
+
+
+def _id(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"a node id is text, not {type(value).__name__}")
+    text = str(value)
+    if not text or len(text) > MAX_ID:
+        raise ValueError("a node id is empty or too long")
+    return text
+
+
+def _whole(value: Any, low: int = 0, high: int = 10**12) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or not low <= value <= high:
+        raise ValueError(f"expected a whole number from {low} to {high}, not {value!r}")
+    return int(value)
+
+
+def _path(content: dict[str, Any]) -> Path:
+    ids = content.get("ids")
+    if not isinstance(ids, list) or len(ids) != 2:
+        raise ValueError("a path names two nodes")
+    return Path(kind="path", ids=[_id(item) for item in ids])
+
+
+#: kind → its parser (raises ValueError or TypeError on a malformed message).
+PARSERS: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "click": lambda c: Click(kind="click", id=_id(c.get("id"))),
+    "dblclick": lambda c: DoubleClick(kind="dblclick", id=_id(c.get("id"))),
+    "undo": lambda c: Undo(kind="undo"),
+    "sync": lambda c: Sync(kind="sync", have=_whole(c.get("have", 0))),
+    "ready": lambda c: Ready(kind="ready", ms=_whole(c.get("ms", 0)), nodes=_whole(c.get("nodes", 0))),
+    "shown": parse_shown,
+    "path": _path,
+}
+PAGE_KINDS = tuple(PARSERS)
+KERNEL_KINDS = ("delta", "status")
+
+
+def parse(content: Any) -> tuple[str, Any] | None:
+    """``(kind, message)`` for a well-formed page message; None (and a log line) for anything else."""
+    kind = content.get("kind") if isinstance(content, dict) else None
+    parser = PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        log.warning("dropped a canvas message of unknown kind %r", kind if isinstance(kind, str) else type(content).__name__)
+        return None
+    try:
+        return kind, parser(content)
+    except (ValueError, TypeError, KeyError) as exc:
+        log.warning("dropped a malformed %r message from the page: %s", kind, exc)
+        return None
+
+
+class Handlers(dict):
+    """kind → handler, filled by decorating methods: ``@HANDLERS("click")``; every page kind must have one."""
+
+    def __call__(self, kind: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        if kind not in PARSERS:
+            raise ValueError(f"{kind!r} is not a page message kind ({', '.join(PAGE_KINDS)})")
+
+        def register(function: Callable[..., Any]) -> Callable[..., Any]:
+            self[kind] = function
+            return function
+
+        return register

@@ -1,0 +1,48 @@
+// @ts-check
+// The canvas's messages between this page and the kernel (gestalt_nb/canvas/protocol.py mirrors this file:
+// one TypedDict per kind there, one typedef per kind here; tests/test_protocol.py checks the kinds agree,
+// and `npx tsc -p js` checks this file). The page treats every message from the kernel as data: it reads
+// only the fields below, and graph text only ever reaches the page as text.
+
+/** @typedef {{kind: "click", id: string}} Click  a node was clicked */
+/** @typedef {{kind: "dblclick", id: string}} DoubleClick  a node was double-clicked (expand / drill) */
+/** @typedef {{kind: "undo"}} Undo  the toolbar's Undo on a kernel delta */
+/** @typedef {{kind: "sync", have: number}} Sync  resend every delta after revision `have` */
+/** @typedef {{kind: "ready", ms: number, nodes: number}} Ready  the first frame is drawn */
+/** @typedef {{kind: "shown", width: number, height: number, revision: number, ids: string[], xy: number[], r: number[], ci: number[], colors: string[], hidden: string[], dpr: number}} ShownReport  what the page shows */
+/** @typedef {{kind: "path", ids: [string, string]}} PathAsk  the Path button: the shortest path between two nodes */
+/** @typedef {Click | DoubleClick | Undo | Sync | Ready | ShownReport | PathAsk} PageMessage */
+
+/** @typedef {{op: string, [field: string]: unknown}} Op  one step of a delta (add / remove / highlight / fit / style / layout / filter …) */
+/** @typedef {{kind: "delta", revision: number, ops: Op[], anchor: string | null, undoable: boolean}} Delta */
+/** @typedef {{kind: "status", text: string, level: string}} Status */
+/** @typedef {Delta | Status} KernelMessage */
+
+/** Kinds this page sends to the kernel. */
+export const PAGE_SENDS = /** @type {const} */ (["click", "dblclick", "undo", "sync", "ready", "shown", "path"]);
+/** Kinds this page handles from the kernel. */
+export const PAGE_HANDLES = /** @type {const} */ (["delta", "status"]);
+
+/**
+ * Send one message to the kernel through the widget's model (a closed comm drops it silently).
+ * @param {{send: (message: PageMessage) => void}} model
+ * @param {PageMessage} message
+ */
+export function sendToKernel(model, message) {
+  try {
+    model.send(message);
+  } catch (e) {
+    /* comm closed */
+  }
+}
+
+/**
+ * The kernel's message, if it is one this page handles; anything else is null (and ignored).
+ * @param {unknown} message
+ * @returns {KernelMessage | null}
+ */
+export function kernelMessage(message) {
+  if (!message || typeof message !== "object") return null;
+  const kind = /** @type {{kind?: unknown}} */ (message).kind;
+  return typeof kind === "string" && /** @type {readonly string[]} */ (PAGE_HANDLES).includes(kind) ? /** @type {KernelMessage} */ (message) : null;
+}

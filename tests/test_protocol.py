@@ -1,0 +1,98 @@
+"""The canvas's page ↔ kernel protocol: both sides list the same kinds, and the kernel survives any page input.
+
+The page's messages are untrusted: every kind, sent malformed (wrong types, huge numbers, missing or
+extra fields, not an object at all), must be logged and dropped by a real ``GraphCanvas`` — never an
+exception in the comm handler, never a changed state.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import pytest
+
+from gestalt_nb.canvas import GraphCanvas, protocol
+from gestalt_nb.canvas.widget import HANDLERS
+from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
+
+ROOT = Path(__file__).resolve().parents[1]
+JS = ROOT / "js" / "src"
+
+
+def _js_list(name: str) -> set[str]:
+    text = (JS / "protocol.js").read_text(encoding="utf-8")
+    found = re.search(rf"export const {name} = /\*\* @type {{const}} \*/ \(\[([^\]]*)\]\)", text)
+    assert found, f"js/src/protocol.js declares no {name}"
+    return set(re.findall(r'"([a-z]+)"', found.group(1)))
+
+
+def test_both_sides_declare_the_same_kinds():
+    assert _js_list("PAGE_SENDS") == set(protocol.PAGE_KINDS) == set(HANDLERS)
+    assert _js_list("PAGE_HANDLES") == set(protocol.KERNEL_KINDS)
+
+
+def test_what_the_page_sends_and_handles_is_declared():
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in JS.glob("*.js"))
+    sent = set(re.findall(r'send\(\{\s*kind:\s*"([a-z]+)"', sources))
+    handled = set(re.findall(r'msg\.kind (?:===|!==) "([a-z]+)"', sources))
+    assert sent == set(protocol.PAGE_KINDS), sent ^ set(protocol.PAGE_KINDS)
+    assert handled == set(protocol.KERNEL_KINDS), handled ^ set(protocol.KERNEL_KINDS)
+    python = (ROOT / "gestalt_nb" / "canvas" / "widget.py").read_text(encoding="utf-8")
+    assert set(re.findall(r'\{"kind": "([a-z]+)"', python)) == set(protocol.KERNEL_KINDS)
+
+
+def canvas() -> GraphCanvas:
+    graph = Subgraph()
+    for name in ("a", "b", "c"):
+        graph.add_node(Node(name, ("N",), {"name": name}))
+    graph.add_edge(Edge("ab", "a", "b", "T"))
+    return GraphCanvas(graph)
+
+
+BAD = {
+    "click": [{"id": None}, {"id": ["a"]}, {"id": {"x": 1}}, {"id": "x" * 20_000}, {}],
+    "dblclick": [{"id": True}, {"id": 3.5j if False else [1]}, {}],
+    "undo": [],
+    "sync": [{"have": "lots"}, {"have": 10**30}, {"have": -1}, {"have": float("nan")}, {"have": [1]}],
+    "ready": [{"ms": "fast"}, {"nodes": -5}, {"ms": 10**40}],
+    "shown": [{"ids": "a"}, {"ids": ["a"], "xy": [1], "r": [1], "ci": [0], "colors": [], "hidden": []}, {"width": "wide"}],
+    "path": [{"ids": "ab"}, {"ids": ["a"]}, {"ids": ["a", None]}, {"ids": ["a", "b", "c"]}],
+}
+
+
+@pytest.mark.parametrize("kind", protocol.PAGE_KINDS)
+def test_malformed_page_messages_are_logged_and_dropped(kind, caplog):
+    drawn = canvas()
+    calls = []
+    drawn.on_click(calls.append)
+    drawn.on_double_click(calls.append)
+    before = (drawn.revision, drawn.shown, drawn.ready_info, sorted(drawn.subgraph.nodes))
+    for fields in BAD[kind]:
+        with caplog.at_level(logging.WARNING, logger="gestalt_nb.canvas.protocol"):
+            caplog.clear()
+            drawn._message(drawn, {"kind": kind, **fields}, None)  # must not raise
+            assert any("dropped a malformed" in record.getMessage() for record in caplog.records), (kind, fields)
+    assert (drawn.revision, drawn.shown, drawn.ready_info, sorted(drawn.subgraph.nodes)) == before
+    assert calls == []
+
+
+@pytest.mark.parametrize("content", [None, "click", 42, ["click"], {"kind": 7}, {"kind": "rm -rf"}, {}])
+def test_messages_that_are_not_a_known_kind_are_dropped(content, caplog):
+    drawn = canvas()
+    with caplog.at_level(logging.WARNING, logger="gestalt_nb.canvas.protocol"):
+        drawn._message(drawn, content, None)
+    assert any("unknown kind" in record.getMessage() for record in caplog.records)
+
+
+def test_well_formed_messages_reach_their_handlers():
+    drawn = canvas()
+    clicks, doubles = [], []
+    drawn.on_click(clicks.append)
+    drawn.on_double_click(doubles.append)
+    drawn._message(drawn, {"kind": "click", "id": "a"}, None)
+    drawn._message(drawn, {"kind": "dblclick", "id": "b"}, None)
+    drawn._message(drawn, {"kind": "ready", "ms": 120, "nodes": 3}, None)
+    assert clicks == ["a"] and doubles == ["b"]
+    assert drawn.ready_info == {"kind": "ready", "ms": 120, "nodes": 3}
