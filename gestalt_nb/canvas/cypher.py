@@ -92,7 +92,7 @@ def _branches(alone: list[str], starts: dict[str, list[Any]], literal: bool) -> 
 
     def value(name: str, item: Any) -> str:
         if literal:
-            return json.dumps(item)
+            return json.dumps(item, ensure_ascii=False)  # astral characters as themselves: \ud83d-style escapes are not Cypher
         params[name] = item
         return "$" + name
 

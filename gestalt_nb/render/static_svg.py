@@ -2,13 +2,12 @@
 
 Positions come from a short vectorised force layout (numpy, deterministic); nodes are grouped by
 label so each colour is written once; all edges are one path; captions are escaped text. Every
-string from the graph is escaped with ``html.escape``; the picture is embedded as an ``<img>`` data
+string from the graph is escaped with ``xml.xml_text`` (markup escaped, characters XML forbids replaced); the picture is embedded as an ``<img>`` data
 URI by the views, so it cannot run script.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections import defaultdict
 
@@ -19,6 +18,7 @@ from ..graph.values import display_properties
 from ..shorten import shorten
 from . import caption
 from .palette import label_color
+from .xml import xml_text
 
 CAPTION_CHARS = 24
 
@@ -104,9 +104,9 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
             x, y = place[node.id]
             text = caption(node.id, display_properties(node.properties), caption_property)
             text = shorten(text, CAPTION_CHARS)
-            texts.append(f'<text x="{x}" y="{y + 16}">{html.escape(text)}</text>')
+            texts.append(f'<text x="{x}" y="{y + 16}">{xml_text(text)}</text>')
     legend = "".join(
-        f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{html.escape((label or "(no label)")[:16])}</text>'
+        f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{xml_text((label or "(no label)")[:16])}</text>'
         for number, (label, colour) in enumerate(list(labels.items())[:8])
     )
     body = [

@@ -1,0 +1,18 @@
+"""Graph text made safe for an SVG (XML) file: markup escaped, and the characters XML forbids replaced.
+
+``html.escape`` makes text inert but keeps C0 control characters (a NUL, a form feed), U+FFFE/U+FFFF and
+lone surrogates, which XML 1.0 forbids: a file holding one does not open. They become U+FFFD ("�"), so
+the picture opens and the reader sees that something was there.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_text(text: object, *, quote: bool = False) -> str:
+    """``text`` escaped for an XML text node (``quote``: for an attribute value), forbidden characters as U+FFFD."""
+    return html.escape(_NOT_XML.sub("\ufffd", str(text)), quote=quote)
