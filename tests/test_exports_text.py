@@ -48,17 +48,19 @@ def test_to_cypher_round_trips_unicode_ids(shell, tmp_path):
     assert "\\ud8" not in query  # astral characters written as themselves
 
 
-def nasty_subgraph() -> Subgraph:
+def nasty_subgraph(*, surrogate: bool = False) -> Subgraph:
+    """Captions with characters XML forbids (a lone surrogate only where no JSON is made: loads refuse them)."""
     graph = Subgraph()
-    for number, caption in enumerate(["nul\x00here", "bell\x07", "ff\x0c", "fffe\ufffe", "lone\ud800", "ok <b>&amp;</b>"]):
+    captions = ["nul\x00here", "bell\x07", "ff\x0c", "fffe\ufffe", "ok <b>&amp;</b>"] + (["lone\ud800"] if surrogate else [])
+    for number, caption in enumerate(captions):
         graph.add_node(Node(f"n{number}\x01", ("L\x02",), {"name": caption}))
     graph.add_edge(Edge("e", "n0\x01", "n1\x01", "T"))
     return graph
 
 
 def test_every_svg_parses_as_xml_with_forbidden_characters_in_captions():
+    ET.fromstring(static_svg(nasty_subgraph(surrogate=True), caption_property="name"))
     graph = nasty_subgraph()
-    ET.fromstring(static_svg(graph))
     canvas = GraphCanvas(graph)
     keys = [canvas.vocabulary.key(node_id) for node_id in graph.nodes]
     canvas.shown = parse_shown({"width": 400, "height": 300, "revision": 0, "ids": keys, "xy": [10.0 * k for k in range(2 * len(keys))],
