@@ -18,6 +18,8 @@ from ..graph.ids import resolve
 from ..graph.shortest import DIRECTIONS, shortest_paths
 from ..graph.subgraph import from_records
 from ..options import settings
+from .budget import run_within
+from .query import cell_budget
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -38,11 +40,16 @@ def shortest_path(
     b: str | int,
     *,
     types: list[str] | None = None,
-    max_hops: int = 10,
+    max_hops: int | None = None,
     direction: str = "both",
     all_shortest: bool = False,
+    timeout: float | None = None,
 ) -> QueryResult:
     """The shortest path from ``a`` to ``b`` over ``types`` (default: every type), at most ``max_hops`` long.
+
+    With no ``max_hops`` (the default) the search goes as deep as the graph: it ends when the two
+    searches meet or one has read every node it can reach, each node at most once — bounded, like every
+    read, by the time budget (``timeout`` seconds, default ``settings.timeout``) and O(V + E) work.
 
     ``direction`` is ``"both"`` (default: relationships followed either way — on a DAG that is
     not a directed path), ``"out"`` or ``"in"``; the result's note says which. ``max_hops`` may
@@ -52,10 +59,12 @@ def shortest_path(
     """
     if direction not in DIRECTIONS:
         raise GestaltError(f"direction must be one of both, out, in — not {direction!r}.")
-    if not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 1 <= max_hops <= MAX_HOPS:
-        raise GestaltError(f"max_hops must be a whole number from 1 to {MAX_HOPS:,}, not {max_hops!r}.")
+    if max_hops is not None and (not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 1 <= max_hops <= MAX_HOPS):
+        raise GestaltError(f"max_hops must be a whole number from 1 to {MAX_HOPS:,} (or None: as deep as the graph), not {max_hops!r}.")
     if isinstance(types, str):
         types = [types]
+    if types is not None and (not isinstance(types, (list, tuple, set)) or not all(isinstance(kind, str) for kind in types)):
+        raise GestaltError(f"types is a relationship type or a list of them, e.g. types=['KNOWS'], not {types!r}.")
     db = connection.db
     ends = []
     for name, value in (("a", a), ("b", b)):
@@ -70,7 +79,8 @@ def shortest_path(
         raise GestaltError("The graph has no relationship types to walk; load some relationships first.")
     started = time.perf_counter()
     limit = settings.row_limit if all_shortest else 1
-    found = shortest_paths(db, ends[0], ends[1], kinds, direction, max_hops, limit=limit)
+    found, _usage = run_within(lambda: shortest_paths(db, ends[0], ends[1], kinds, direction, max_hops or MAX_HOPS, limit=limit),
+                               cell_budget(timeout, None), describe="shortest-path search")
     records = [{"p": _path(connection, nodes, edges), "hops": len(edges)} for nodes, edges in found.paths]
     return _result(connection, a, b, records, found, kinds, direction, max_hops, time.perf_counter() - started)
 
@@ -87,13 +97,17 @@ def _result(connection, a, b, records, found, kinds, direction, max_hops, elapse
     notes = [f"Shortest path by breadth-first search {over}: {_FOLLOWED[direction]}; {found.reached:,} nodes reached."]
     if found.more:
         notes.append(f"More than {len(records):,} shortest paths exist; showing {len(records):,} (the row limit).")
-    if not records:
-        notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}). Raise max_hops or add types.")
+    if not records and max_hops is None:
+        notes.append(f"No path from {a!r} to {b!r} at any depth {over} ({direction}): the search read every one of the "
+                     f"{found.reached:,} nodes it could reach. Add types or change the direction.")
+    elif not records:
+        notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}). Raise max_hops (or leave it out: "
+                     "as deep as the graph) or add types.")
     subgraph = from_records(records, title=f"shortest path {a!r} → {b!r}", fetch=connection.nodes)
     subgraph.notes.extend(notes)
     return QueryResult(
         query=f"shortest_path({a!r}, {b!r}, direction={direction!r}, max_hops={max_hops})",
         params={}, records=records, columns=["p", "hops"], truncated=found.more, row_limit=settings.row_limit,
         elapsed=elapsed, alias=connection.alias, write=False, executed="breadth-first search over typed adjacency (no Cypher)",
-        notes=notes, subgraph=subgraph, work_bound=f"one breadth-first search: each node read at most once ({max_hops} hops at most)",
+        notes=notes, subgraph=subgraph, work_bound=f"one breadth-first search: each node read at most once ({f'{max_hops} hops at most' if max_hops else 'as deep as the graph'})",
     )
