@@ -49,6 +49,15 @@ def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:
     return {"by": "property", "name": size}
 
 
+def _kept_by(predicate: Callable[[Node], Any], node: Node) -> bool:
+    """``predicate(node)``; the person's own error said as theirs, naming the node it failed on."""
+    try:
+        return bool(predicate(node))
+    except Exception as exc:
+        raise GestaltError(f"filter(nodes=...): your function raised {type(exc).__name__}: {exc} on node {node.id!r}; "
+                           "nothing was filtered.") from exc
+
+
 def _names(nodes: list[Node]) -> str:
     names = sorted(_known_properties(nodes))
     return ", ".join(names[:20]) + (" …" if len(names) > 20 else "") if names else "(none)"
@@ -123,7 +132,7 @@ class ViewMethods:
         if types is not None:
             op["types"] = [types] if isinstance(types, str) else [str(item) for item in types]
         if nodes is not None:
-            op["hide"] = [node.id for node in self.subgraph.nodes.values() if not nodes(node)]
+            op["hide"] = [node.id for node in self.subgraph.nodes.values() if not _kept_by(nodes, node)]
         self.view_state["filter"] = op if len(op) > 1 else None
         self._delta([op])
         return sum(1 for item in self.filtered() if item in self.subgraph.nodes)

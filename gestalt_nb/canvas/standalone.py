@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..errors import GestaltError
 from . import bundle
 from .payload import Vocabulary, payload
 
@@ -91,5 +92,8 @@ def write(canvas: Any, path: str | Path | None = None) -> str:
     """The document; also written to ``path`` (UTF-8) when given."""
     document = page(canvas)
     if path is not None:
-        Path(path).write_text(document, encoding="utf-8")
+        try:
+            Path(path).write_text(document, encoding="utf-8")
+        except OSError as exc:
+            raise GestaltError(f"Cannot write {path}: {exc.strerror or exc}. Check that its folder exists and can be written.") from exc
     return document

@@ -114,12 +114,13 @@ class Explorer:
         self,
         node_ids: list[str] | None = None,
         *,
-        direction: str = "out",
+        direction: str = "both",
         types: list[str] | None = None,
         sample_size: int | None = None,
         sample_all: bool = False,
     ) -> int:
-        """Add up to ``sample_size`` neighbours per node and type; returns how many nodes were added.
+        """Add up to ``sample_size`` neighbours per node and type, both directions by default (as a double-click
+        on the canvas does); returns how many nodes were added.
 
         ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
         each node has (read from its own typed adjacency, not from the schema sample); ``sample_size``
