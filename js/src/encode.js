@@ -48,7 +48,11 @@ export function encodeColor(view, spec) {
   }
   const name = by === "community" ? "community" : String(spec.name);
   const nums = [...values.values()];
-  if (by !== "community" && nums.length && nums.every(isNum)) {
+  const numeric = by !== "community" && nums.length > 0 && nums.every(isNum);
+  // a number with few distinct values (voltage levels, codes) reads as categories; PROP:ramp / :categories force either
+  const mode = spec && spec.mode;
+  const ramp = numeric && (mode === "ramp" || (mode !== "categories" && new Set(nums).size > CATEGORY_PALETTE.length));
+  if (ramp) {
     let lo = Infinity, hi = -Infinity;
     for (const v of nums) {
       if (v < lo) lo = v;
@@ -70,7 +74,10 @@ export function encodeColor(view, spec) {
     const s = typeof v === "object" ? JSON.stringify(v) : String(v);
     counts.set(s, (counts.get(s) || 0) + 1);
   }
-  const order = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // numbers in their order (a legend of levels reads low to high); anything else the most frequent first
+  const order = numeric
+    ? [...counts.entries()].sort((a, b) => Number(a[0]) - Number(b[0]))
+    : [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const colourOf = new Map();
   order.slice(0, CATEGORY_PALETTE.length).forEach(([s], i) => colourOf.set(s, CATEGORY_PALETTE[i]));
   const otherName = order.length > CATEGORY_PALETTE.length ? "other" : null;
