@@ -62,7 +62,7 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
     circles, texts = [], []
     for node_id, (x, y, radius, colour) in nodes.items():
         ring = ' stroke="#24292f" stroke-width="2"' if node_id in subgraph.highlight_nodes else ""
-        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{xml_text(node_id, quote=True)}"{ring}/>')
+        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{xml_text(node_id)}"{ring}/>')
         node = subgraph.nodes.get(node_id)
         if node is not None and len(nodes) <= CAPTIONS:
             text = caption(node_id, display_properties(node.properties), caption_property)

@@ -13,6 +13,6 @@ import re
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
-def xml_text(text: object, *, quote: bool = False) -> str:
-    """``text`` escaped for an XML text node (``quote``: for an attribute value), forbidden characters as U+FFFD."""
-    return html.escape(_NOT_XML.sub("\ufffd", str(text)), quote=quote)
+def xml_text(text: object) -> str:
+    """``text`` escaped for an XML text node or attribute value (quotes too), forbidden characters as U+FFFD."""
+    return html.escape(_NOT_XML.sub("\ufffd", str(text)), quote=True)
