@@ -60,7 +60,7 @@ class Shown:
         self.view._ipython_display_()
 
 
-def shown(view: Any) -> None:
+def displayed(view: Any) -> None:
     """Remember that ``view`` was displayed by the cell now running."""
     if _current_cell is None:
         return

@@ -46,7 +46,14 @@ def parse_size(value: int | str) -> int:
 
 @dataclass(eq=False)
 class Connection:
-    """One named database handle: the adapter graph plus where it came from."""
+    """One named database, and where it came from.
+
+    One database, three ways to reach it, each for its own reader:
+    ``graph`` is the adapter's ``GestaltDBGraph`` (the schema cache, ``query_read_only``: what gestalt-nb reads
+    through); ``db`` is the engine's ``GraphDB`` under it (bulk writes, indexes, LMDB), and fails clearly once
+    the connection is closed; ``handle`` is the ``GestaltDBGraph`` handed to agent tools and retrievers, ours
+    to close even when the database is borrowed (``_handle`` caches that wrapper).
+    """
 
     alias: str
     graph: GestaltDBGraph
@@ -213,7 +220,7 @@ class Connection:
 def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
     found = (get(entity_id.encode("utf-8")) for entity_id in ids)
     # The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
-    from langchain_gestaltdb._serialization import normalize
+    from .graph.adapter import normalize  # deferred: the adapter (LangChain) loads on first use
 
     return [normalize(entity) for entity in found if entity is not None]
 

@@ -9,7 +9,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from IPython.core.completer import provisionalcompleter
 
 import gestalt_nb
-from gestalt_nb.magics.cypher_args import _gcypher_parser
+from gestalt_nb.magics.cypher_args import gcypher_parser
 from gestalt_nb.options import RENDERERS
 
 from .conftest import raw, run
@@ -112,7 +112,7 @@ def test_parameters_from_the_P_dict(shell, demo):
 
 
 def test_magic_options_and_their_values(shell, demo):
-    options = {o for action in _gcypher_parser()._actions for o in action.option_strings}
+    options = {o for action in gcypher_parser()._actions for o in action.option_strings}
     assert set(texts(shell, "%%gcypher -")) == options
     assert texts(shell, "%%gcypher --li") == ["--limit", "--live"]  # every option of the parser, --live included
     assert texts(shell, "%%gcypher --alias ") == ["demo"]

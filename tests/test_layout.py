@@ -154,3 +154,16 @@ def test_a_deferred_package_import_says_why():
                 if isinstance(node, ast.ImportFrom) and node.level and "#" not in lines[node.end_lineno - 1]:
                     silent.append(f"{relative}:{node.lineno} {ast.unparse(node)}")
     assert silent == []
+
+
+def test_no_private_name_is_used_outside_its_part():
+    """A name starting with one underscore is its module's (or its folder's) own: no other part imports it."""
+    crossing = []
+    for path, relative in modules():
+        for node in runtime_imports(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            private = [alias.name for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+            if private and any(target != part(relative) for target in targets(node, relative)):
+                crossing.append(f"{relative}:{node.lineno} {', '.join(private)}")
+    assert crossing == []

@@ -49,7 +49,7 @@ def test_real_graphs_load_and_answer_like_networkx(empty, make, options):
         stored = ids.resolve(empty.db, node)
         assert degree(empty, stored, kind) == G.degree(node)
         rows = gestalt_nb.run(f"MATCH (n {{id: $id}})-[:{kind}]-(m) RETURN m", {"id": stored}, limit=500)
-        assert {ids.shown(row["m"]["id"]) for row in rows} == set(G.neighbors(node))
+        assert {ids.as_loaded(row["m"]["id"]) for row in rows} == set(G.neighbors(node))
     back = gestalt_nb.run(f"MATCH (a)-[r:{kind}]->(b) RETURN a, r, b", limit=5000).to_networkx(directed=False, multigraph=False)
     assert {frozenset(edge) for edge in back.edges} == {frozenset(edge) for edge in G.edges}
     if "label_attr" in options:
@@ -218,7 +218,7 @@ def test_shortest_path_matches_networkx_and_draws(empty):
     for a, b in ((0, 33), (16, 25), (5, 9)):
         result = gestalt_nb.shortest_path(a, b)
         assert result.records[0]["hops"] == nx.shortest_path_length(G, a, b)
-        assert {0 if a == 0 else a, b} <= {ids.shown(n) for n in result.subgraph.nodes}
+        assert {0 if a == 0 else a, b} <= {ids.as_loaded(n) for n in result.subgraph.nodes}
     assert len(gestalt_nb.shortest_path(0, 33, all_shortest=True)) == len(list(nx.all_shortest_paths(G, 0, 33)))
     G.add_node(99)
     gestalt_nb.from_networkx(nx.Graph([(98, 99)]), label="Member", type="OTHER")

@@ -172,7 +172,7 @@ def test_shortest_paths_match_networkx_on_a_random_directed_graph(empty):
             if nx.has_path(graph, a, b):
                 hops = found.records[0]["hops"]
                 assert hops == nx.shortest_path_length(graph, a, b), (a, b, direction)
-                nodes = [ids.shown(n["id"]) for n in found.records[0]["p"]["nodes"]]
+                nodes = [ids.as_loaded(n["id"]) for n in found.records[0]["p"]["nodes"]]
                 assert nodes[0] == a and nodes[-1] == b and len(nodes) == hops + 1
                 assert all(graph.has_edge(x, y) for x, y in zip(nodes, nodes[1:]))
             else:

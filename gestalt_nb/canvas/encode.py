@@ -13,12 +13,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import GestaltError
-from ..graph.subgraph import Node
+from ..graph.subgraph import Node, Subgraph
 from ..graph.values import display_properties
 from ..options import layout_spec
 from ..render import caption as caption_of
 from ..shorten import shorten
-from .payload import CAPTION_CHARS, MAX_PROPERTIES, _value
+from .payload import CAPTION_CHARS, MAX_PROPERTIES, bounded_value
 
 SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
 
@@ -78,14 +78,21 @@ def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:
     for node in nodes:
         shown = [key for key in node.properties if not str(key).startswith("__")]
         if name in node.properties and len(shown) > MAX_PROPERTIES and name not in shown[:MAX_PROPERTIES]:
-            out[node.id] = {name: _value(display_properties({name: node.properties[name]})[name])}
+            out[node.id] = {name: bounded_value(display_properties({name: node.properties[name]})[name])}
     return out
 
 
 class ViewMethods:
-    """Mixed into ``GraphCanvas``: style / layout / filter, each one delta."""
+    """Mixed into ``GraphCanvas``: style / layout / filter, each one delta.
+
+    What it uses of the canvas is declared here: the drawn ``subgraph``, the ``caption_property`` and
+    ``_delta`` (send one delta to the page).
+    """
 
     view_state: dict[str, Any]
+    subgraph: Subgraph
+    caption_property: str
+    _delta: Callable[..., None]
 
     def _view_defaults(self, color: str | None, size: str | None, layout: Any) -> None:
         self.view_state = {"style": {}, "layout": {"name": "force", "options": {}}, "filter": None}

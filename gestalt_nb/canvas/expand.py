@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import GestaltError
 from ..graph.explorer import Explorer
-from ..graph.ids import shown
+from ..graph.ids import as_loaded
 from ..graph.subgraph import Subgraph
 
 
@@ -54,7 +54,7 @@ def add_expansion(canvas: Any, expanded: Subgraph, node_id: str, notes_before: l
     before = set(notes_before)
     added = canvas.add(expanded, anchor=node_id, undoable=True, on_undo=on_undo)
     node = canvas.subgraph.nodes.get(node_id)
-    name = node.properties.get(canvas.caption_property, shown(node_id)) if node else shown(node_id)
+    name = node.properties.get(canvas.caption_property, as_loaded(node_id)) if node else as_loaded(node_id)
     text = f"Expanded {name}: +{added['nodes']} nodes, +{added['edges']} relationships."
     if not added["nodes"] and not added["edges"]:
         text = f"{name}: no more neighbours to draw."

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..graph.ids import shown
+from ..graph.ids import as_loaded
 from ..graph.subgraph import Edge, Node, Subgraph
 from ..graph.values import display_properties
 from ..render import caption
@@ -24,7 +24,8 @@ CAPTION_CHARS = 60
 MAX_PROPERTIES = 30
 
 
-def _value(value: Any) -> Any:
+def bounded_value(value: Any) -> Any:
+    """A property value as the page gets it: text cut to VALUE_CHARS, numbers as numbers, anything else as short JSON."""
     if isinstance(value, str):
         return shorten(value, VALUE_CHARS)
     if isinstance(value, (bool, int)) or value is None:
@@ -50,7 +51,7 @@ def _properties(shown: dict[str, Any]) -> dict[str, Any]:
             more += 1
             continue
         plain = (type(value) is str and len(value) <= VALUE_CHARS) or type(value) is int or type(value) is bool
-        out[shorten(key, 100)] = value if plain else _value(value)
+        out[shorten(key, 100)] = value if plain else bounded_value(value)
     if more:
         out["…"] = f"{more} more properties (see the Table tab or .subgraph)"
     return out
@@ -70,7 +71,7 @@ class Vocabulary:
         known = self.keys.get(node_id)
         if known is not None:
             return known
-        candidate = str(shown(node_id))  # then the stored id, then its JSON text (made only when needed)
+        candidate = str(as_loaded(node_id))  # then the stored id, then its JSON text (made only when needed)
         if candidate in self.ids:
             candidate = node_id if node_id not in self.ids else json.dumps(node_id)
         self.keys[node_id], self.ids[candidate] = candidate, node_id

@@ -24,7 +24,7 @@ import anywidget
 import traitlets
 
 from ..errors import GestaltError
-from ..graph.ids import shown, stored
+from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
@@ -298,7 +298,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         return [self._page(self._stored(item)) for item in proposal["value"]]
 
     def _selection_moved(self, change: dict[str, Any]) -> None:
-        loaded = [shown(node_id) for node_id in self.node_ids(change["new"])]
+        loaded = [as_loaded(node_id) for node_id in self.node_ids(change["new"])]
         for callback in self._select:
             self._call(callback, list(loaded))
 
@@ -313,14 +313,14 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     def _clicked(self, message: Click) -> None:
         node_id = self.vocabulary.node_id(message["id"])
         for callback in self._click:
-            self._call(callback, shown(node_id))
+            self._call(callback, as_loaded(node_id))
 
     @HANDLERS("dblclick")
     def _double_clicked(self, message: DoubleClick) -> None:
         node_id = self.vocabulary.node_id(message["id"])
         self._call(self.expand, node_id)
         for callback in self._double_click:
-            self._call(callback, shown(node_id))
+            self._call(callback, as_loaded(node_id))
 
     @HANDLERS("undo")
     def _undo_asked(self, _message: Undo) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .lint import _MAGIC
+from .lint import MAGIC_LINE
 
 KEYWORDS = frozenset(
     """MATCH OPTIONAL WHERE RETURN WITH UNWIND AS ORDER BY SKIP LIMIT ASC ASCENDING DESC DESCENDING DISTINCT
@@ -122,7 +122,7 @@ def format_query(query: str) -> str:
 def format_cell(source: str) -> str | None:
     """A ``%%gcypher`` cell with its query (from the second line) formatted; None for other cells."""
     first, newline, rest = source.partition("\n")
-    found = _MAGIC.match(first)
+    found = MAGIC_LINE.match(first)
     if found is None or found.group(1) != "%%" or not rest.strip():
         return None
     return f"{first}\n{format_query(rest)}\n" if source.endswith("\n") else f"{first}\n{format_query(rest)}"

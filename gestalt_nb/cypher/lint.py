@@ -34,7 +34,8 @@ TARGET = "gestalt_nb.editor"
 #: Counts shown on hover stop above this many (the schema view's bound).
 COUNT_BOUND = 10_000
 _LOCATED = re.compile(r"^(?P<kind>Cypher (?:syntax )?error) at line (?P<line>\d+), column (?P<column>\d+): ")
-_MAGIC = re.compile(r"^(%%?)gcypher(?=\s|$)")
+#: The first line of a %%gcypher cell (or a one-line %gcypher cell), as the editor and the formatter find it.
+MAGIC_LINE = re.compile(r"^(%%?)gcypher(?=\s|$)")
 _ALIAS = re.compile(r"(?:^|\s)--alias(?:=|\s+)(?P<alias>[^\s'\"]+)")
 _UNTYPED_HOP = re.compile(r"\)\s*(?P<hop><?-(?:\[[^\]:]*\])?->?)\s*\(")
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)
@@ -72,7 +73,7 @@ def cell_query(source: str, split_line: Callable[[str], tuple[str, str]]) -> Cel
     magics sit above this module).
     """
     first, newline, rest = source.partition("\n")
-    found = _MAGIC.match(first)
+    found = MAGIC_LINE.match(first)
     if found is None:
         return None
     if found.group(1) == "%%":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import GestaltError
-from ..graph.convert import _nx
+from ..graph.convert import networkx_module
 from . import loading
 
 
@@ -47,7 +47,7 @@ def from_networkx(
     with ``-[:T]-``); ``directed=False`` on a DiGraph merges reciprocal edges; ``directed=True`` on
     an undirected graph stores both directions. Multigraphs keep parallel edges (ids ``u|v|key``).
     """
-    nx = _nx()
+    nx = networkx_module()
     if not isinstance(G, nx.Graph):
         raise GestaltError(f"from_networkx needs a networkx graph, not a {G.__class__.__name__}.")
     if directed is None:

@@ -33,7 +33,7 @@ class _Progress:
         self.active = total >= PROGRESS_FROM
         if not self.active:
             return
-        shell = _kernel_shell()
+        shell = kernel_shell()
         if shell is not None:
             import ipywidgets as w
             from IPython.display import display
@@ -62,7 +62,8 @@ class _Progress:
             print(f"\r{self.label}: {self.total:,} rows in {seconds:.2f} s ({rate})", file=sys.stderr)
 
 
-def _kernel_shell() -> Any:
+def kernel_shell() -> Any:
+    """The IPython shell when running in a kernel (progress bars are widgets there), else None."""
     try:
         from IPython import get_ipython
     except ImportError:

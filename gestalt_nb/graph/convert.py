@@ -11,10 +11,11 @@ from typing import Any
 
 from ..errors import GestaltError
 from . import values
-from .ids import shown
+from .ids import as_loaded
 
 
-def _nx():
+def networkx_module():
+    """networkx, or a one-line error saying how to install it (it is optional)."""
     try:
         import networkx
     except ImportError:
@@ -31,22 +32,22 @@ def to_networkx(subgraph: Any, *, directed: bool = True, multigraph: bool = True
     the last one's attributes win). Each node's labels go in the attribute named ``labels`` (None: left out);
     each edge's relationship type is its ``type`` attribute.
     """
-    nx = _nx()
+    nx = networkx_module()
     kind = {(True, True): nx.MultiDiGraph, (True, False): nx.DiGraph, (False, True): nx.MultiGraph, (False, False): nx.Graph}
     graph = kind[bool(directed), bool(multigraph)]()
     for node in subgraph.nodes.values():
         attrs = values.to_python(dict(node.properties))
         if labels:
             attrs[labels] = list(node.labels)
-        graph.add_node(shown(node.id), **attrs)
+        graph.add_node(as_loaded(node.id), **attrs)
     for edge in subgraph.edges.values():
         attrs = values.to_python(dict(edge.properties))
         if edge.type:
             attrs["type"] = edge.type
         if multigraph:
-            graph.add_edge(shown(edge.source), shown(edge.target), key=edge.id, **attrs)
+            graph.add_edge(as_loaded(edge.source), as_loaded(edge.target), key=edge.id, **attrs)
         else:
-            graph.add_edge(shown(edge.source), shown(edge.target), **attrs)
+            graph.add_edge(as_loaded(edge.source), as_loaded(edge.target), **attrs)
     return graph
 
 
@@ -54,7 +55,7 @@ def nodes_df(subgraph: Any):
     """One row per node: ``id`` (as given), ``labels`` (a list), then one column per property."""
     import pandas as pd
 
-    rows = [{"id": shown(node.id), "labels": list(node.labels), **values.to_python(dict(node.properties))} for node in subgraph.nodes.values()]
+    rows = [{"id": as_loaded(node.id), "labels": list(node.labels), **values.to_python(dict(node.properties))} for node in subgraph.nodes.values()]
     names = list(dict.fromkeys(name for row in rows for name in row))
     return pd.DataFrame(rows, columns=names or ["id", "labels"])
 
@@ -66,7 +67,7 @@ def edges_df(subgraph: Any):
     rows = []
     for edge in subgraph.edges.values():
         props = {key: value for key, value in values.to_python(dict(edge.properties)).items() if key != "type"}
-        rows.append({"id": edge.id, "source": shown(edge.source), "target": shown(edge.target), "type": edge.type, **props})
+        rows.append({"id": edge.id, "source": as_loaded(edge.source), "target": as_loaded(edge.target), "type": edge.type, **props})
     names = list(dict.fromkeys(name for row in rows for name in row))
     return pd.DataFrame(rows, columns=names or ["id", "source", "target", "type"])
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError
 from . import catalog
-from .ids import resolve, shown
+from .ids import as_loaded, resolve
 from .subgraph import Subgraph, edge_from_json, node_from_json
 from .values import display_properties
 
@@ -93,7 +93,7 @@ class Explorer:
             )
         found = []
         for key in db.iter_node_ids_by_label_property(label, prop, value):
-            found.append(shown(db.key_to_string(key)))
+            found.append(as_loaded(db.key_to_string(key)))
             if len(found) >= limit:
                 break
         return found
@@ -162,7 +162,7 @@ class Explorer:
         db = self.connection.db
         wanted = list(node_ids) if node_ids else sorted(self.subgraph.highlight_nodes)
         resolved = [resolve(db, node_id) for node_id in wanted]
-        unknown = [repr(shown(node_id)) for node_id in resolved if node_id not in self.subgraph.nodes]
+        unknown = [repr(as_loaded(node_id)) for node_id in resolved if node_id not in self.subgraph.nodes]
         if unknown:
             raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
         return resolved
@@ -201,7 +201,7 @@ class Explorer:
     def node_details(self, node_id: str) -> dict[str, Any]:
         """A drawn node's id (as loaded), labels and properties, temporal values as ISO text."""
         node = self.subgraph.nodes[resolve(self.connection.db, node_id)]
-        return {"id": shown(node.id), "labels": list(node.labels), **display_properties(node.properties)}
+        return {"id": as_loaded(node.id), "labels": list(node.labels), **display_properties(node.properties)}
 
     def adopt(self, subgraph: Subgraph) -> None:
         """Continue from a drawing someone else made (a query result's canvas): undoable like a step."""
@@ -261,5 +261,5 @@ class _Step:
 
 def _literal(node_id: str) -> str:
     """A node id as a Cypher literal, as loaded: ``0`` for a stored ``__lc_int__:0`` (gestalt-nb rewrites it back)."""
-    value = shown(node_id)
+    value = as_loaded(node_id)
     return str(value) if isinstance(value, int) else json.dumps(node_id)

@@ -34,7 +34,7 @@ def resolve(db: Any, value: Any) -> str:
     return text
 
 
-def shown(value: Any) -> Any:
+def as_loaded(value: Any) -> Any:
     """A stored ``__lc_int__:N`` as the integer N; anything else unchanged."""
     if isinstance(value, str) and value.startswith(PREFIX) and _NUMBER.fullmatch(value[len(PREFIX) :]):
         return int(value[len(PREFIX) :])

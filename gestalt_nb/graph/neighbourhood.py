@@ -25,11 +25,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from langchain_gestaltdb._serialization import normalize
-
 from ..display import Shown
 from ..errors import GestaltError
 from . import bookkeeping, catalog, names
+from .adapter import normalize
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
 #: Relationship types the adapter and the memory store write for their bookkeeping. A relationship of

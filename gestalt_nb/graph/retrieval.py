@@ -18,7 +18,7 @@ from ..display import Shown
 from ..errors import GestaltError
 from . import catalog
 from .convert import AsGraph
-from .ids import shown
+from .ids import as_loaded
 from .subgraph import Edge, Node, Subgraph, edge_from_json
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -82,9 +82,9 @@ class Retrieval(Shown, AsGraph):
             if own:
                 have = ", ".join(f"{kind} ({counts['out']} out, {counts['in']} in)" for kind, counts in own.items())
                 first = next(iter(own))
-                hints.append(f"Seed {shown(document.metadata['id'])!r} has no path over {asked}; its relationships: {have}. Try --hop {first}:any.")
+                hints.append(f"Seed {as_loaded(document.metadata['id'])!r} has no path over {asked}; its relationships: {have}. Try --hop {first}:any.")
             else:
-                hints.append(f"Seed {shown(document.metadata['id'])!r} has no relationships at all.")
+                hints.append(f"Seed {as_loaded(document.metadata['id'])!r} has no relationships at all.")
         return hints
 
     @cached_property
@@ -144,7 +144,7 @@ class Retrieval(Shown, AsGraph):
             meta = document.metadata
             rows.append(
                 {
-                    "id": shown(meta["id"]),
+                    "id": as_loaded(meta["id"]),
                     "labels": ", ".join(meta.get("labels", [])),
                     "seed": meta.get("is_seed", False),
                     "hops": meta.get("hops", 0),
@@ -159,7 +159,7 @@ class Retrieval(Shown, AsGraph):
     def settings_rows(self) -> list[tuple[str, str]]:
         r = self.retriever
         if r.seed_ids:
-            seeding = f"seed ids: {', '.join(str(shown(seed)) for seed in r.seed_ids)}"
+            seeding = f"seed ids: {', '.join(str(as_loaded(seed)) for seed in r.seed_ids)}"
         elif r.seed_label is not None:
             seeding = f"index lookup: (:{r.seed_label} {{{r.seed_property}: query}})"
         else:
@@ -182,7 +182,7 @@ def why_empty(retriever: GestaltDBRetriever, query: str) -> list[str]:
     db = retriever.graph.graph
     if retriever.seed_ids:
         missing = [seed for seed in retriever.seed_ids if db.get_node(db.node_key_to_bytes(seed)) is None]
-        return [f"None of the seed ids exist in the graph: {', '.join(str(shown(seed)) for seed in missing)}."]
+        return [f"None of the seed ids exist in the graph: {', '.join(str(as_loaded(seed)) for seed in missing)}."]
     if retriever.seed_label is not None:
         prop = retriever.seed_property
         if prop not in db.indexed_node_properties:

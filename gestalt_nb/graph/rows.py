@@ -25,8 +25,8 @@ from typing import Any
 from gestaltdb.graphdb import Edge as EngineEdge
 from gestaltdb.graphdb import Node as EngineNode
 from gestaltdb.query_engine.cypher.ast import PathValue
-from langchain_gestaltdb._serialization import normalize
 
+from .adapter import normalize
 from .subgraph import Edge, Node, NodeFetcher, Subgraph, from_records
 from .values import EDGE_KEYS, NODE_KEYS, PATH_KEYS
 

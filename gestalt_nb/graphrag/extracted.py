@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.documents import Document
-from langchain_gestaltdb._serialization import normalize
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode, GraphRelationship
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from ..errors import GestaltError
+from ..graph.adapter import normalize
 from .resolution import normalise
 
 

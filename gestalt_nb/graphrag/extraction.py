@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_gestaltdb._serialization import normalize
 from langchain_gestaltdb.graph_document import GraphDocument
 from pydantic import ValidationError
 
 from ..errors import GestaltError
+from ..graph.adapter import normalize
 from . import prompts
 from .extracted import Allowed, Dropped, ExtractedGraph, ExtractedNode, ExtractedRelationship, ask, check, schema_for
 from .resolution import Resolver

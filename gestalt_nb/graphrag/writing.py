@@ -12,13 +12,13 @@ from typing import Any
 from gestaltdb.graphdb import Edge, Node
 from langchain_core.documents import Document
 from langchain_gestaltdb._ingestion import _digest
-from langchain_gestaltdb._serialization import normalize
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
-from ..data.writes import _kernel_shell
+from ..data.writes import kernel_shell
 from ..display import Shown
 from ..errors import GestaltError
 from ..graph import names
+from ..graph.adapter import normalize
 from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from .extracted import Dropped
@@ -88,7 +88,7 @@ class Progress:
     def __init__(self, total: int, label: str) -> None:
         self.total, self.done, self.label, self.bar = total, 0, label, None
         self.active = total > 1
-        if self.active and _kernel_shell() is not None:
+        if self.active and kernel_shell() is not None:
             import ipywidgets as w
             from IPython.display import display
 

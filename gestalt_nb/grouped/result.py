@@ -18,7 +18,7 @@ import numpy as np
 
 from ..display import Shown
 from ..errors import GestaltError
-from ..graph.ids import shown, stored
+from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
 from .grouping import Grouping
@@ -147,7 +147,7 @@ class OverviewResult(Shown):
         import pandas as pd
 
         numbers = np.flatnonzero(self.membership_array >= 0)
-        return pd.Series(self.membership_array[numbers], index=[shown(i) for i in self.compact.ids(numbers)], name="group")
+        return pd.Series(self.membership_array[numbers], index=[as_loaded(i) for i in self.compact.ids(numbers)], name="group")
 
     def group_of(self, node_ids: Any):
         """The group of each of ``node_ids`` (ids as loaded or stored); -1 for a node outside the overview."""
@@ -184,7 +184,7 @@ class OverviewResult(Shown):
         rows = []
         for number, node_id in zip(numbers, self.compact.ids(numbers)):
             raw = nodes.get(node_id, {})
-            rows.append({"id": shown(node_id), "labels": list(raw.get("labels") or ()), "degree": int(self.compact.degree[number]),
+            rows.append({"id": as_loaded(node_id), "labels": list(raw.get("labels") or ()), "degree": int(self.compact.degree[number]),
                          **(raw.get("properties") or {})})
         return pd.DataFrame(rows)
 
@@ -218,7 +218,7 @@ class OverviewResult(Shown):
         names = {}
         for number, node_id in zip(numbers, self.compact.ids(numbers)):
             name = ((found.get(node_id) or {}).get("properties") or {}).get("name")
-            names[number] = str(name) if name is not None else str(shown(node_id))
+            names[number] = str(name) if name is not None else str(as_loaded(node_id))
         return names
 
     @cached_property

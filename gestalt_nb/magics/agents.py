@@ -9,7 +9,7 @@ from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
 
-def _gmemory_parser() -> Parser:
+def gmemory_parser() -> Parser:
     parser = Parser(prog="%gmemory", add_help=False)
     parser.add_argument("prefix", nargs="?", default="", help="namespace prefix, labels separated by / (e.g. users/42)")
     parser.add_argument("--limit", type=int, default=200, help="items shown at most")
@@ -18,7 +18,7 @@ def _gmemory_parser() -> Parser:
     return parser
 
 
-def _gask_parser() -> Parser:
+def gask_parser() -> Parser:
     parser = Parser(prog="%%gask", add_help=False)
     parser.add_argument("--model", help="variable holding a LangChain chat model (default: set_planner_model's)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds the model may take before the broad search is used")
@@ -41,7 +41,7 @@ class AgentMagics(MagicBase):
         from ..agents import planner  # deferred: LangChain stays out of %load_ext
         from ..graphrag import answering  # deferred: LangChain stays out of %load_ext
 
-        args = _gask_parser().parse_args(words(line))
+        args = gask_parser().parse_args(words(line))
         model = self._evaluate(args.model, "%%gask --model") if args.model else None
         connection = REGISTRY.get(args.alias)
         if args.answer:
@@ -59,6 +59,6 @@ class AgentMagics(MagicBase):
         """Show agent memory: %gmemory [PREFIX] (labels separated by /) [--limit N] [--alias A] [-o VAR]."""
         from ..memory.result import browse, parse_prefix  # deferred: needs LangGraph (the agents extra)
 
-        args = _gmemory_parser().parse_args(words(line))
+        args = gmemory_parser().parse_args(words(line))
         result = browse(REGISTRY.get(args.alias), parse_prefix(args.prefix), limit=args.limit)
         return self._keep(result, args.out)

@@ -9,7 +9,7 @@ from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
 
-def _claims_parser() -> Parser:
+def claims_parser() -> Parser:
     parser = Parser(prog="%claims", add_help=False)
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
 
@@ -72,7 +72,7 @@ class ClaimMagics(MagicBase):
     @user_errors
     def claims(self, line: str):
         """Claims: status | search | explain | history | assert | correct | retract (writes need --write)."""
-        args = _claims_parser().parse_args(words(line))
+        args = claims_parser().parse_args(words(line))
         if args.command is None:
             raise GestaltError("Say what to do: %claims status|search|explain|history|assert|correct|retract ...")
         api = REGISTRY.get(args.alias).claims()

@@ -49,7 +49,12 @@ def words(line: str) -> list[str]:
 
 
 class MagicBase:
-    """Helpers the capability mixins of ``GestaltMagic`` share (``self.shell`` is IPython's)."""
+    """Helpers the capability mixins of ``GestaltMagic`` share.
+
+    What the mixins use of the magic is declared here: ``shell``, IPython's shell (set by ``Magics``).
+    """
+
+    shell: Any
 
     def _evaluate(self, expression: str, where: str) -> Any:
         try:

@@ -22,7 +22,7 @@ from typing import Any
 from ..cypher.text import mask, open_brackets
 from ..options import RENDERERS
 from ..session import REGISTRY
-from .cypher_args import _gcypher_parser, split_line, split_params
+from .cypher_args import gcypher_parser, split_line, split_params
 
 #: Cypher keywords of GestaltDB's dialect, offered in upper case.
 KEYWORDS = (
@@ -66,7 +66,7 @@ def function_names() -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class Vocabulary:
+class SchemaWords:
     """Labels, relationship types and properties of one schema sample."""
 
     labels: tuple[str, ...] = ()
@@ -75,7 +75,7 @@ class Vocabulary:
     rel_props: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
-    def from_schema(cls, schema: Mapping[str, Any]) -> Vocabulary:
+    def from_schema(cls, schema: Mapping[str, Any]) -> SchemaWords:
         def props(entries: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
             return {key: tuple(sorted({p["property"] for p in value})) for key, value in entries.items()}
 
@@ -90,14 +90,14 @@ class Vocabulary:
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def vocabulary(connection: Any) -> Vocabulary:
+def vocabulary(connection: Any) -> SchemaWords:
     """The connection's schema sample as completion words; rebuilt only when the adapter re-samples."""
     graph = connection.graph
     cached = _CACHE.get(graph)
     current = getattr(graph, "_schema", None)  # the adapter's cache; None until first sampled
     if cached is not None and current is not None and cached[0] is current:
         return cached[1]
-    words = Vocabulary.from_schema(graph.get_structured_schema)  # bounded sample, lazily taken once
+    words = SchemaWords.from_schema(graph.get_structured_schema)  # bounded sample, lazily taken once
     _CACHE[graph] = (getattr(graph, "_schema", None), words)
     return words
 
@@ -139,7 +139,7 @@ def _filter(fragment: str, words: list[tuple[str, str]]) -> list[tuple[str, str]
     return out
 
 
-def cypher_offer(before: str, query: str, words: Vocabulary, params: list[str]) -> Offer | None:
+def cypher_offer(before: str, query: str, words: SchemaWords, params: list[str]) -> Offer | None:
     """Completions for Cypher text ``before`` the cursor (``query`` is the whole query)."""
     read = mask(before)
     if read.open_kind is not None:
@@ -180,7 +180,7 @@ def cypher_offer(before: str, query: str, words: Vocabulary, params: list[str]) 
     return Offer(fragment, _filter(fragment, items))
 
 
-def _properties(variable, node_vars, rel_vars, words: Vocabulary) -> list[tuple[str, str]]:
+def _properties(variable, node_vars, rel_vars, words: SchemaWords) -> list[tuple[str, str]]:
     if variable in rel_vars:
         pool = [p for kind in rel_vars[variable] for p in words.rel_props.get(kind, ())]
     elif node_vars.get(variable):
@@ -209,7 +209,7 @@ def option_offer(before: str, namespace: Mapping[str, Any]) -> Offer:
         pass
     if previous_word in values and not fragment.startswith("-"):
         return Offer(fragment, _filter(fragment, values[previous_word]))
-    parser = _gcypher_parser()
+    parser = gcypher_parser()
     options = [(option, "option") for action in parser._actions for option in action.option_strings]
     options.sort(key=lambda item: (not item[0].startswith("--"), item[0]))
     return Offer(fragment, _filter(fragment, options))
@@ -272,7 +272,7 @@ def offer(full_text: str, offset: int, namespace: Mapping[str, Any]) -> Offer | 
             return option_offer(rest_before, namespace)
         options_text, query = split_line(line[magic.end() :])
         before = typed
-    words = Vocabulary()
+    words = SchemaWords()
     try:
         alias = _option_alias(options_text)
         if alias is not None or REGISTRY.current is not None:

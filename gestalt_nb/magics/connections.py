@@ -10,7 +10,7 @@ from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
 
-def _gestalt_parser() -> Parser:
+def gestalt_parser() -> Parser:
     parser = Parser(prog="%gestalt", add_help=False)
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for name, help_text in (
@@ -54,7 +54,7 @@ class ConnectionMagics(MagicBase):
         argv = words(line)
         if not argv:
             return self._list()
-        args = _gestalt_parser().parse_args(argv)
+        args = gestalt_parser().parse_args(argv)
         if args.command in ("open", "create", "demo"):
             return self._connect(args)
         if args.command == "use":

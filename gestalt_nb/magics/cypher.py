@@ -13,7 +13,7 @@ from ..errors import GestaltError
 from ..options import layout_spec, settings
 from ..session import REGISTRY
 from .common import MagicBase, user_errors, words
-from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser, split_line, split_params
+from .cypher_args import gcypher_parser, ghistory_parser, gsnippets_parser, split_line, split_params
 
 
 def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -34,7 +34,7 @@ class CypherMagics(MagicBase):
         """Run Cypher: read-only unless --write, at most --limit rows, shown as graph/table/JSON/info."""
         options_text, query = (line, cell) if cell is not None else split_line(line)
         options_text, expression = split_params(options_text)
-        args = _gcypher_parser().parse_args(words(options_text))
+        args = gcypher_parser().parse_args(words(options_text))
         if args.with_:
             query = snippets.compose(query or "", args.with_)
         expression = expression if expression is not None else args.params  # -P=... / --params=...
@@ -87,7 +87,7 @@ class CypherMagics(MagicBase):
     @user_errors
     def ghistory(self, line: str):
         """The queries this kernel ran."""
-        args = _ghistory_parser().parse_args(words(line))
+        args = ghistory_parser().parse_args(words(line))
         if args.clear:
             history.clear()
             print("History cleared.")
@@ -103,7 +103,7 @@ class CypherMagics(MagicBase):
     @user_errors
     def gsnippets(self, line: str):
         """The saved query snippets."""
-        args = _gsnippets_parser().parse_args(words(line))
+        args = gsnippets_parser().parse_args(words(line))
         if args.drop:
             snippets.drop(args.drop)
             print(f"Dropped snippet '{args.drop}'.")

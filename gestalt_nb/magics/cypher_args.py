@@ -11,7 +11,7 @@ from .common import Parser
 
 
 @functools.lru_cache(maxsize=1)  # built once: parse_args does not change it
-def _gcypher_parser() -> Parser:
+def gcypher_parser() -> Parser:
     parser = Parser(prog="%%gcypher", add_help=False)
     parser.add_argument("-o", "--out", help="store the result in this variable")
     parser.add_argument("--write", action="store_true", help="allow CREATE/MERGE/SET/DELETE/REMOVE")
@@ -38,7 +38,7 @@ def _gcypher_parser() -> Parser:
     return parser
 
 
-def _ghistory_parser() -> Parser:
+def ghistory_parser() -> Parser:
     parser = Parser(prog="%ghistory", add_help=False)
     parser.add_argument("-o", "--out", help="store the history DataFrame in this variable")
     parser.add_argument("-n", "--last", type=int, help="only the last N queries")
@@ -46,7 +46,7 @@ def _ghistory_parser() -> Parser:
     return parser
 
 
-def _gsnippets_parser() -> Parser:
+def gsnippets_parser() -> Parser:
     parser = Parser(prog="%gsnippets", add_help=False)
     parser.add_argument("-o", "--out", help="store the snippets DataFrame in this variable")
     parser.add_argument("--drop", metavar="NAME", help="forget snippet NAME")
@@ -54,7 +54,7 @@ def _gsnippets_parser() -> Parser:
 
 
 #: Options of %gcypher that take a value; used to find where a line magic's query begins.
-_VALUE_OPTIONS = {option for action in _gcypher_parser()._actions if action.nargs != 0 for option in action.option_strings}
+_VALUE_OPTIONS = {option for action in gcypher_parser()._actions if action.nargs != 0 for option in action.option_strings}
 _PARAMS = ("-P", "--params")
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
 

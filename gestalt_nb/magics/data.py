@@ -9,7 +9,7 @@ from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
 
-def _gload_parser() -> Parser:
+def gload_parser() -> Parser:
     parser = Parser(prog="%gload", add_help=False)
     parser.add_argument("kind", choices=("nodes", "edges"), help="what the rows are")
     parser.add_argument("frame", help="name of the pandas DataFrame variable")
@@ -35,7 +35,7 @@ class DataMagics(MagicBase):
         """Load a DataFrame: %gload nodes VAR --id COL (--label L | --label-column C) | %gload edges VAR ..."""
         from ..data import loading  # deferred: keeps %load_ext light
 
-        parser = _gload_parser()
+        parser = gload_parser()
         args = parser.parse_args(words(line))
         frame = self._evaluate(args.frame, "%gload")
         if not hasattr(frame, "to_dict") or not hasattr(frame, "columns"):

@@ -11,7 +11,7 @@ from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
 
-def _gschema_parser() -> Parser:
+def gschema_parser() -> Parser:
     parser = Parser(prog="%gschema", add_help=False)
     parser.add_argument("alias", nargs="?", help="a connection (the current one when left out)")
     parser.add_argument("--refresh", action="store_true", help="re-sample the cached schema (after writes)")
@@ -22,7 +22,7 @@ def _gschema_parser() -> Parser:
     return parser
 
 
-def _gexplore_parser() -> Parser:
+def gexplore_parser() -> Parser:
     parser = Parser(prog="%gexplore", add_help=False)
     parser.add_argument("node_id", nargs="?", help="node to start from (pick one in the widget when left out)")
     parser.add_argument("alias", nargs="?", help="a connection (the current one when left out)")
@@ -31,7 +31,7 @@ def _gexplore_parser() -> Parser:
     return parser
 
 
-def _gretrieve_parser() -> Parser:
+def gretrieve_parser() -> Parser:
     parser = Parser(prog="%gretrieve", add_help=False)
     parser.add_argument("query", nargs="?", default="", help="the retrieval query text")
     parser.add_argument("--seed-label", help="label of the seed nodes (with --seed-property)")
@@ -44,7 +44,7 @@ def _gretrieve_parser() -> Parser:
     return parser
 
 
-def _gsubgraph_parser() -> Parser:
+def gsubgraph_parser() -> Parser:
     parser = Parser(prog="%gsubgraph", add_help=False)
     parser.add_argument("entities", nargs="*", help="names (case-insensitive, through the name index) or node ids; none: a bounded sample")
     parser.add_argument("--relations", help="comma-separated relationship types to keep")
@@ -61,7 +61,7 @@ def _gsubgraph_parser() -> Parser:
     return parser
 
 
-def _goverview_parser() -> Parser:
+def goverview_parser() -> Parser:
     parser = Parser(prog="%goverview", add_help=False)
     parser.add_argument("--by", default="community", help="community (Leiden), label (one group per label set) or a property name")
     parser.add_argument("--labels", help="comma-separated labels: only nodes with one of them")
@@ -89,7 +89,7 @@ class GraphMagics(MagicBase):
     @user_errors
     def gschema(self, line: str):
         """Show the schema sample: meta-graph, labels, relationship types, indexes."""
-        parser = _gschema_parser()
+        parser = gschema_parser()
         args = parser.parse_args(words(line))
         result = REGISTRY.get(args.alias).schema(refresh=args.refresh, nodes=args.nodes, edges=args.edges, exhaustive=args.exhaustive)
         return self._keep(result, args.out)
@@ -101,7 +101,7 @@ class GraphMagics(MagicBase):
         from ..graph.explorer import Explorer  # deferred: keeps %load_ext light
         from ..views.explorer_view import ExplorerView  # deferred: keeps %load_ext light
 
-        parser = _gexplore_parser()
+        parser = gexplore_parser()
         args = parser.parse_args(words(line))
         explorer = Explorer(REGISTRY.get(args.alias), node_budget=args.budget, sample_size=args.sample)
         if args.node_id:
@@ -114,7 +114,7 @@ class GraphMagics(MagicBase):
         """Run a GestaltDBRetriever and draw its paths from the seeds."""
         from ..graph.retrieval import parse_hop, retrieve  # deferred: keeps %load_ext light
 
-        parser = _gretrieve_parser()
+        parser = gretrieve_parser()
         args = parser.parse_args(words(line))
         connection = REGISTRY.get(args.alias)
         options: dict[str, Any] = {"hops": tuple(parse_hop(hop) for hop in args.hop)}
@@ -133,7 +133,7 @@ class GraphMagics(MagicBase):
     @user_errors
     def goverview(self, line: str):
         """The whole graph seen as groups, drawn as super-nodes; double-click one to drill in."""
-        args = _goverview_parser().parse_args(words(line))
+        args = goverview_parser().parse_args(words(line))
         if args.color not in (None, "label", "group"):
             raise GestaltError(f"--color is label or group, not {args.color!r}.")
         result = REGISTRY.get(args.alias).overview(
@@ -150,7 +150,7 @@ class GraphMagics(MagicBase):
         """The neighbourhood of named entities: %gsubgraph NAME [NAME ...] [--relations T,U] [--hops N] [--min-confidence X]."""
         from ..graph.names import has_index  # deferred: keeps %load_ext light
 
-        args = _gsubgraph_parser().parse_args(words(line))
+        args = gsubgraph_parser().parse_args(words(line))
         connection = REGISTRY.get(args.alias)
         relations = [name.strip() for name in args.relations.split(",") if name.strip()] if args.relations else None
         if args.entities and not has_index(connection.db):

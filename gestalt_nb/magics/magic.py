@@ -15,13 +15,13 @@ from traitlets.config import Configurable
 
 from ..errors import GestaltError
 from ..options import RENDERERS, SETTING_NAMES, Settings, settings
-from .agents import AgentMagics, _gask_parser, _gmemory_parser
-from .claims import ClaimMagics, _claims_parser
-from .connections import ConnectionMagics, _gestalt_parser
+from .agents import AgentMagics, gask_parser, gmemory_parser
+from .claims import ClaimMagics, claims_parser
+from .connections import ConnectionMagics, gestalt_parser
 from .cypher import CypherMagics
-from .cypher_args import _gcypher_parser, _ghistory_parser, _gsnippets_parser
-from .data import DataMagics, _gload_parser
-from .graph import GraphMagics, _gexplore_parser, _goverview_parser, _gretrieve_parser, _gschema_parser, _gsubgraph_parser
+from .cypher_args import gcypher_parser, ghistory_parser, gsnippets_parser
+from .data import DataMagics, gload_parser
+from .graph import GraphMagics, gexplore_parser, goverview_parser, gretrieve_parser, gschema_parser, gsubgraph_parser
 from .help import document
 
 PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
@@ -72,36 +72,36 @@ GestaltMagic.magics = {kind: {name: method for part in PARTS for name, method in
 
 #: (magic, parser, what it does, one example, usage override) — the source of every ``%magic?`` page.
 HELP = (
-    ("gestalt", _gestalt_parser, "Manage GestaltDB connections; the newest one is current.",
+    ("gestalt", gestalt_parser, "Manage GestaltDB connections; the newest one is current.",
      "%gestalt demo\n%gestalt open ./graph --map-size 16GiB --alias g", None),
-    ("gcypher", _gcypher_parser,
+    ("gcypher", gcypher_parser,
      "Run Cypher on the current connection: read-only unless --write, at most --limit rows (a LIMIT is pushed "
      "into reads), shown as Graph | Table | JSON | Info. Tab completes labels, relationship types, properties, "
      "$parameters and options from the schema sample.",
      "%%gcypher -o people --limit 50\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c",
      "%%gcypher [options]  +  Cypher in the cell body   |   %gcypher [options] QUERY"),
-    ("gschema", _gschema_parser, "Show the schema sample: meta-graph, labels, relationship types, indexes.",
+    ("gschema", gschema_parser, "Show the schema sample: meta-graph, labels, relationship types, indexes.",
      "%gschema --nodes 1000 -o schema", None),
-    ("goverview", _goverview_parser, "See the whole graph as groups (communities, label sets or a property's values), "
+    ("goverview", goverview_parser, "See the whole graph as groups (communities, label sets or a property's values), "
      "drawn as super-nodes whose area is their node count; double-click one to draw its members in place.",
      "%goverview --by community -o whole\n%goverview --by label --types KNOWS,WORKS_FOR", None),
-    ("gexplore", _gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
+    ("gexplore", gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
      "%gexplore alice --budget 100 --sample 5", None),
-    ("gretrieve", _gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",
+    ("gretrieve", gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",
      "%gretrieve 'who works with Alice' --seed-ids alice --hop KNOWS:out --hop WORKS_FOR", None),
-    ("gload", _gload_parser, "Load a pandas DataFrame as nodes or relationships, in one transaction.",
+    ("gload", gload_parser, "Load a pandas DataFrame as nodes or relationships, in one transaction.",
      "%gload nodes people --id pid --label Person --properties name,age", None),
-    ("claims", _claims_parser, "Sourced, bitemporal claims: read them, and write them only with --write.",
+    ("claims", claims_parser, "Sourced, bitemporal claims: read them, and write them only with --write.",
      "%claims status alice works_at acme --valid-time 2024-06-01T00:00:00Z", None),
-    ("ghistory", _ghistory_parser, "The queries this kernel ran: text, connection, rows, time, truncated, errors.",
+    ("ghistory", ghistory_parser, "The queries this kernel ran: text, connection, rows, time, truncated, errors.",
      "%ghistory -n 10 -o runs", None),
-    ("gsnippets", _gsnippets_parser, "The query snippets saved with %%gcypher --save NAME (used with --with NAME).",
+    ("gsnippets", gsnippets_parser, "The query snippets saved with %%gcypher --save NAME (used with --with NAME).",
      "%gsnippets\n%gsnippets --drop people", None),
-    ("gsubgraph", _gsubgraph_parser, "The bounded neighbourhood of named entities, over typed adjacency in both directions.",
+    ("gsubgraph", gsubgraph_parser, "The bounded neighbourhood of named entities, over typed adjacency in both directions.",
      "%gsubgraph 'Alice Chen' bob --hops 2 --relations KNOWS,WORKS_FOR", None),
-    ("gask", _gask_parser, "A question in words: a chat model plans it (or, with --answer, answers from the graph); the plan and the drawn result.",
+    ("gask", gask_parser, "A question in words: a chat model plans it (or, with --answer, answers from the graph); the plan and the drawn result.",
      "%%gask --model llm\nWho does Carla Ruiz know?", "%%gask [options]  +  the question in the cell body"),
-    ("gmemory", _gmemory_parser, "Agent memory kept in this graph (GestaltStore): the namespace tree and its items.",
+    ("gmemory", gmemory_parser, "Agent memory kept in this graph (GestaltStore): the namespace tree and its items.",
      "%gmemory users/42", None),
 )
 

@@ -206,7 +206,7 @@ class GestaltStore(Reads, Writes, BaseStore):
             found = list(await asyncio.gather(*(self.embeddings.aembed_query(text) for text in texts)))
             queries = checked_vectors(self._dims(), texts, found, "query")
         vectors: dict[tuple[tuple[str, ...], str], dict[str, list[float]]] = {}
-        to_embed = InMemoryStore._extract_texts(self, puts)
+        to_embed = self._texts_to_embed(puts)
         if to_embed:
             embedded = await self.embeddings.aembed_documents(list(to_embed))
             vectors = assign(self._dims(), to_embed, embedded)
@@ -247,8 +247,13 @@ class GestaltStore(Reads, Writes, BaseStore):
         found = [self.embeddings.embed_query(text) for text in texts]
         return checked_vectors(self._dims(), texts, found, "query") if texts else {}
 
+    def _texts_to_embed(self, puts: dict) -> Any:
+        """The texts of ``puts`` to embed, by ``InMemoryStore``'s own field extraction — its one use of a LangGraph
+        private: the same fields, paths and defaults, so searches answer as ``InMemoryStore``'s do."""
+        return InMemoryStore._extract_texts(self, puts)
+
     def _embed_documents(self, puts: dict) -> dict[tuple[tuple[str, ...], str], dict[str, list[float]]]:
-        to_embed = InMemoryStore._extract_texts(self, puts)  # InMemoryStore's own field extraction
+        to_embed = self._texts_to_embed(puts)
         if not to_embed:
             return {}
         return assign(self._dims(), to_embed, self.embeddings.embed_documents(list(to_embed)))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ..graph.ids import shown
+from ..graph.ids import as_loaded
 from ..graph.subgraph import Subgraph
 from ..options import Settings, setting_keywords
 from ..options import settings as default_settings
@@ -142,7 +142,7 @@ def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> 
     if value is None and node_id.startswith(SOURCE_PREFIX):
         value = _source_caption(properties)
     if value is None:
-        return str(shown(node_id))
+        return str(as_loaded(node_id))
     return str(value)
 
 

@@ -59,7 +59,7 @@ class View:
         return getattr(self, "_closed", False)
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        display.shown(self)
+        display.displayed(self)
         return self.bundle()
 
     def bundle(self) -> dict[str, Any]:
@@ -78,7 +78,7 @@ class View:
         """
         from IPython.display import display as show_output
 
-        display.shown(self)
+        display.displayed(self)
         show_output(self.bundle(), raw=True, display_id=self._display_id)
         following = self.__dict__.setdefault("_following", set())
         for canvas in self.canvases():
