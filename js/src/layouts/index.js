@@ -54,13 +54,28 @@ export function targets(view, spec) {
   } else return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
   const out = new Map();
   keys.forEach((k, i) => res.pos[i] && out.set(k, res.pos[i]));
-  return { pos: out, note };
+  return { pos: out, note, spacing: res.spacing || null };
 }
 
 export const layoutMethods = {
   layoutAspect() {
     const b = this.ui.sigmaBox;
     return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
+  },
+
+  // Largest node radius (px) that keeps neighbouring slots of a computed layout
+  // apart at full view (spacing: slot distance as a fraction of the drawing's extent).
+  fitSizes(spacing) {
+    const b = this.ui.sigmaBox;
+    const before = this.sizeCap;
+    this.sizeCap = null;
+    if (spacing && b.clientWidth && b.clientHeight) {
+      const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
+      this.sizeCap = Math.max(1.2, 0.45 * px);
+    }
+    if (before === this.sizeCap) return;
+    if (this.renderer) this.restyleAll();
+    else this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
   },
 
   layoutName() {
@@ -77,8 +92,9 @@ export const layoutMethods = {
 
   // Positions of a computed (non-force) layout written straight into the graph (first build).
   placeComputed() {
-    const { pos, note } = targets(this, this.layoutSpec);
+    const { pos, note, spacing } = targets(this, this.layoutSpec);
     this.layoutNote = note;
+    this.fitSizes(spacing);
     if (!pos) return;
     this.graph.updateEachNodeAttributes((k, a) => {
       const p = pos.get(k);
@@ -98,8 +114,9 @@ export const layoutMethods = {
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.newLayoutPromise();
-    const { pos, note } = targets(this, spec);
+    const { pos, note, spacing } = targets(this, spec);
     this.layoutNote = note;
+    this.fitSizes(spacing);
     this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
     const moving = [];
     this.graph.forEachNode((k, a) => {
