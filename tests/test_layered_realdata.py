@@ -69,3 +69,23 @@ def test_layered_real_dag_reads(browser, name, most):  # noqa: F811
     assert m["overlap"] <= most, m
     page.clean()
     page.page.close()
+
+
+@pytest.mark.parametrize("with_xy", [0, 5])
+def test_positions_without_coordinates_draws(browser, with_xy):  # noqa: F811
+    """`--layout positions` on nodes lacking x / y: the first frame comes and every node is in view."""
+    sg = Subgraph()
+    for i in range(40):
+        sg.add_node(Node(f"n{i}", ("Bus",), {"name": f"bus {i}", **({"x": i % 3, "y": i} if i < with_xy else {})}))
+    for i in range(1, 40):
+        sg.add_edge(Edge(f"e{i}", f"n{i - 1}", f"n{i}", "LINE"))
+    page = Harness(browser)
+    page.mount(GraphCanvas(sg, layout="positions"), timeout=20)  # waits for `ready`
+    pos = page.settled(20)
+    w, h = page.page.evaluate("(i) => { const b = views[i].el.querySelector('.gc-sigma'); return [b.clientWidth, b.clientHeight]; }", page.i)
+    assert len(pos) == 40 and all(0 <= p["x"] <= w and 0 <= p["y"] <= h for p in pos.values()), pos
+    notes = page.page.evaluate("(i) => views[i].el.textContent", page.i)
+    assert ("no node has a numeric x / y; drawn with force" in notes) if not with_xy else ("35 nodes have no numeric x / y" in notes)
+    page.shot(f"positions-missing-{with_xy}")
+    page.clean()
+    page.page.close()

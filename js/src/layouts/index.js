@@ -25,7 +25,14 @@ export function targets(view, spec) {
   const name = spec.name || "force";
   const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layoutAspect ? view.layoutAspect() : 1.4 };
   let res, note = null;
-  if (name === "force") {
+  if (name === "positions") {
+    res = positions(keys, (k) => view.nd.get(k).p, opts);
+    const xy = `${opts.x || "x"} / ${opts.y || "y"}`;
+    if (res.none) note = `positions: no node has a numeric ${xy}; drawn with force`;
+    else if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${xy} (rows under the map)`;
+    if (!res.none) return finish(keys, res, note);
+  }
+  if (name === "force" || (res && res.none)) {
     const saved = new Map();
     g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
     startPositions(g, { mds: true });
@@ -48,10 +55,11 @@ export function targets(view, spec) {
     if (opts.root !== undefined && opts.root !== null && res.root !== String(opts.root)) note = "radial: the root is not drawn; rings start at the most connected node";
   } else if (name === "circular") res = circular(g, keys, tidyOrder(view, keys), opts);
   else if (name === "grid") res = grid(g, keys, tidyOrder(view, keys), opts);
-  else if (name === "positions") {
-    res = positions(keys, (k) => view.nd.get(k).p, opts);
-    if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${opts.x || "x"} / ${opts.y || "y"} (row under the map)`;
-  } else return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
+  else if (name !== "positions") return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
+  return finish(keys, res, note);
+}
+
+function finish(keys, res, note) {
   const out = new Map();
   keys.forEach((k, i) => res.pos[i] && out.set(k, res.pos[i]));
   return { pos: out, note, spacing: res.spacing || null };
