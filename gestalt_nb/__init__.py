@@ -287,7 +287,7 @@ def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
 def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -> QueryResult:
     """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result.
 
-    Options: ``types`` (a list; default every type), ``max_hops`` (10), ``direction`` ("both", "out", "in"),
+    Options: ``types`` (a list; default every type), ``max_hops`` (default: as deep as the graph), ``direction`` ("both", "out", "in"),
     ``all_shortest``. See ``gestalt_nb.cypher.paths``.
     """
     result = REGISTRY.get(alias).shortest_path(a, b, **options)
