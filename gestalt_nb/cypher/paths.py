@@ -91,8 +91,9 @@ def _result(connection, a, b, records, found, kinds, direction, max_hops, elapse
     if found.more:
         notes.append(f"More than {len(records):,} shortest paths exist; showing {len(records):,} (the row limit).")
     if not records:
-        if max_hops is not None and found.depth >= max_hops:
-            notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}). Raise max_hops or add types.")
+        if max_hops is not None:
+            notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}; searched {found.depth} hops deep)."
+                         + (" Raise max_hops or add types." if found.depth >= max_hops else " Check the types and the direction."))
         else:
             notes.append(f"No path from {a!r} to {b!r} {over} ({direction}): searched {found.depth} hops deep, "
                          "every node reachable from one end. Check the types and the direction.")
