@@ -64,12 +64,21 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+COLOR_AS = ("ramp", "categories")
+
+
 def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
+    """``PROP`` (numbers with at most 12 values: categories, else a ramp), ``PROP:ramp`` or ``PROP:categories``."""
     if color in ("label", "community"):
         return {"by": color}
-    if color not in _known_properties(nodes):
-        raise GestaltError(f"No drawn node has a property {color!r}; colour by 'label', 'community' or one of: {_names(nodes)}.")
-    return {"by": "property", "name": color}
+    known = _known_properties(nodes)
+    name, _, mode = color.rpartition(":")
+    if color in known or mode not in COLOR_AS:
+        name, mode = color, ""
+    if name not in known:
+        raise GestaltError(f"No drawn node has a property {name!r}; colour by 'label', 'community' or one of: {_names(nodes)} "
+                           "(add :ramp or :categories to force either).")
+    return {"by": "property", "name": name, **({"as": mode} if mode else {})}
 
 
 def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:

@@ -48,7 +48,10 @@ export function encodeColor(view, spec) {
   }
   const name = by === "community" ? "community" : String(spec.name);
   const nums = [...values.values()];
-  if (by !== "community" && nums.length && nums.every(isNum)) {
+  const numeric = by !== "community" && nums.length > 0 && nums.every(isNum);
+  // a number with few values (voltage levels, codes) reads as categories; spec.as forces either
+  const ramp = numeric && (spec.as === "ramp" || (spec.as !== "categories" && new Set(nums).size > 12));
+  if (ramp) {
     let lo = Infinity, hi = -Infinity;
     for (const v of nums) {
       if (v < lo) lo = v;
@@ -64,13 +67,14 @@ export function encodeColor(view, spec) {
     const missing = view.graph.order - values.size;
     return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing } };
   }
-  // categories: the most frequent first, then "other"
+  // categories: the most frequent first (few numbers: by value), then "other"
   const counts = new Map();
   for (const v of values.values()) {
     const s = typeof v === "object" ? JSON.stringify(v) : String(v);
     counts.set(s, (counts.get(s) || 0) + 1);
   }
   const order = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (numeric && order.length <= CATEGORY_PALETTE.length) order.sort((a, b) => Number(a[0]) - Number(b[0])); // by value
   const colourOf = new Map();
   order.slice(0, CATEGORY_PALETTE.length).forEach(([s], i) => colourOf.set(s, CATEGORY_PALETTE[i]));
   const otherName = order.length > CATEGORY_PALETTE.length ? "other" : null;
