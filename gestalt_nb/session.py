@@ -279,10 +279,7 @@ class Registry:
         """Return the named connection, or the current one when ``alias`` is None."""
         if alias is None:
             if self.current is None:
-                raise GestaltError(
-                    "No open GestaltDB connection. Run %gestalt demo for the demo graph, "
-                    "or %gestalt open PATH / %gestalt create PATH."
-                )
+                raise GestaltError(_no_connection())
             alias = self.current
         if alias not in self.connections:
             known = ", ".join(sorted(self.connections)) or "none"
@@ -446,3 +443,18 @@ class Registry:
 #: The kernel-wide registry the magics and the plain Python functions share.
 REGISTRY = Registry()
 atexit.register(REGISTRY.close_all)
+
+
+def _no_connection() -> str:
+    """What to do without a connection: magics in IPython, Python calls in a script."""
+    try:
+        from IPython import get_ipython
+
+        in_ipython = get_ipython() is not None
+    except ImportError:
+        in_ipython = False
+    if in_ipython:
+        return ("No open GestaltDB connection. Run %gestalt demo for the demo graph, "
+                "or %gestalt open PATH / %gestalt create PATH (in Python: gestalt_nb.demo() / gestalt_nb.connect(PATH)).")
+    return ("No open GestaltDB connection. Call gestalt_nb.demo() for the demo graph, "
+            "or gestalt_nb.connect(PATH) / gestalt_nb.create(PATH) for a database directory.")
