@@ -73,13 +73,15 @@ export const layoutMethods = {
 
   // Largest node radius (px) that keeps neighbouring slots of a computed layout
   // apart at full view (spacing: slot distance as a fraction of the drawing's extent).
+  // Called again on resize (the box may have no size yet at the first build).
   fitSizes(spacing) {
     const b = this.ui.sigmaBox;
     const before = this.sizeCap;
+    this.layoutSpacing = spacing;
     this.sizeCap = null;
     if (spacing && b.clientWidth && b.clientHeight) {
       const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
-      this.sizeCap = Math.max(1.2, 0.45 * px);
+      this.sizeCap = Math.max(1.2, 0.36 * px);
     }
     if (before === this.sizeCap) return;
     if (this.renderer) this.restyleAll();
