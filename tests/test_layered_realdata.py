@@ -36,7 +36,8 @@ def measure(page, sg: Subgraph) -> dict:
     size = {k: page.hook("h.nodeStyle(a).size", k) for k in pos}
     box = page.page.evaluate("(i) => { const b = views[i].el.querySelector('.gc-sigma'); return [0, b.clientWidth, b.clientHeight]; }", page.i)
     xs, ys = [p["x"] for p in pos.values()], [p["y"] for p in pos.values()]
-    down = sum(pos[e.target]["y"] > pos[e.source]["y"] for e in sg.edges.values())
+    # layers run down, or left to right when that leaves nodes more room: every relationship one way
+    down = max(sum(pos[e.target]["y"] > pos[e.source]["y"] for e in sg.edges.values()), sum(pos[e.target]["x"] > pos[e.source]["x"] for e in sg.edges.values()))
     # nodes overlapping another (grid buckets: only near pairs compared)
     cell = 2 * max(size.values())
     grid: dict[tuple[int, int], list[str]] = {}

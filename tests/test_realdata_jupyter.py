@@ -76,7 +76,7 @@ def measure(page, n: int, edges: list[list[str]]) -> dict:
     keys = list(pos)
     pairs = [(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :] if math.dist(pos[a].values(), pos[b].values()) < size[a] + size[b]]
     hit = {k for pair in pairs for k in pair}
-    return {"n": len(pos), "down": sum(pos[t]["y"] > pos[s]["y"] for s, t in edges) / len(edges), "overlap": len(hit) / len(pos),
+    return {"n": len(pos), "down": max(sum(pos[t]["y"] > pos[s]["y"] for s, t in edges), sum(pos[t]["x"] > pos[s]["x"] for s, t in edges)) / len(edges), "overlap": len(hit) / len(pos),
             "fill": [(max(xs) - min(xs)) / m["w"], (max(ys) - min(ys)) / m["h"]], "box": [m["w"], m["h"]], "size": max(size.values()), "in_view": all(0 <= x <= m["w"] for x in xs) and all(0 <= y <= m["h"] for y in ys)}
 
 
