@@ -30,9 +30,10 @@ export function targets(view, spec) {
     const xy = `${opts.x || "x"} / ${opts.y || "y"}`;
     if (res.none) note = `positions: no node has a numeric ${xy}; drawn with force`;
     else if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${xy} (rows under the map)`;
-    if (!res.none) return finish(keys, res, note);
+    if (res.none) return { pos: null, note, spacing: null, fallback: "force" };
+    return finish(keys, res, note);
   }
-  if (name === "force" || (res && res.none)) {
+  if (name === "force") {
     const saved = new Map();
     g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
     startPositions(g, { mds: true });
@@ -102,9 +103,13 @@ export const layoutMethods = {
 
   // Positions of a computed (non-force) layout written straight into the graph (first build).
   placeComputed() {
-    const { pos, note, spacing } = targets(this, this.layoutSpec);
+    const { pos, note, spacing, fallback } = targets(this, this.layoutSpec);
     this.layoutNote = note;
     this.fitSizes(spacing);
+    if (fallback) {
+      this.layoutSpec = { name: fallback }; // e.g. positions without any coordinates: force runs
+      startPositions(this.graph);
+    }
     if (!pos) return;
     this.graph.updateEachNodeAttributes((k, a) => {
       const p = pos.get(k);
@@ -124,7 +129,11 @@ export const layoutMethods = {
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.newLayoutPromise();
-    const { pos, note, spacing } = targets(this, spec);
+    let { pos, note, spacing, fallback } = targets(this, spec);
+    if (fallback) {
+      spec = this.layoutSpec = { name: fallback };
+      pos = targets(this, spec).pos;
+    }
     this.layoutNote = note;
     this.fitSizes(spacing);
     this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
