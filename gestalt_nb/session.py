@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .errors import GestaltError
 from .options import parse_bytes, settings
-from .errors import damaged_database, storage_problem
+from .errors import damaged_database, no_connection, storage_problem
 from .graph.ids import resolve
 
 if TYPE_CHECKING:
@@ -279,7 +279,7 @@ class Registry:
         """Return the named connection, or the current one when ``alias`` is None."""
         if alias is None:
             if self.current is None:
-                raise GestaltError(_no_connection())
+                raise GestaltError(no_connection())
             alias = self.current
         if alias not in self.connections:
             known = ", ".join(sorted(self.connections)) or "none"
@@ -444,17 +444,3 @@ class Registry:
 REGISTRY = Registry()
 atexit.register(REGISTRY.close_all)
 
-
-def _no_connection() -> str:
-    """What to do without a connection: magics in IPython, Python calls in a script."""
-    try:
-        from IPython import get_ipython
-
-        in_ipython = get_ipython() is not None
-    except ImportError:
-        in_ipython = False
-    if in_ipython:
-        return ("No open GestaltDB connection. Run %gestalt demo for the demo graph, "
-                "or %gestalt open PATH / %gestalt create PATH (in Python: gestalt_nb.demo() / gestalt_nb.connect(PATH)).")
-    return ("No open GestaltDB connection. Call gestalt_nb.demo() for the demo graph, "
-            "or gestalt_nb.connect(PATH) / gestalt_nb.create(PATH) for a database directory.")
