@@ -55,8 +55,18 @@ def test_an_integer_property_with_seven_values_is_categories_that_filter(browser
     canvas.style(color="vn_kv:ramp")  # forced ramp: lightness grows with the value
     ramp = {k: page.hook("h.nodeStyle(a).color", k) for k in sg.nodes}
     assert len(set(ramp.values())) == 7 and page.page.evaluate("(i) => !!views[i].el.querySelector('.gc-ramp')", page.i)
-    canvas.style(color="load")  # 70 values: a ramp
+    canvas.style(color="load")  # 70 values: a ramp, with a range filter (two handles, applied on release)
     assert page.page.evaluate("(i) => !!views[i].el.querySelector('.gc-ramp')", page.i)
+    drag = """([i, name, v]) => { const e = views[i].el.querySelector(`[data-gestalt-range="${name}"]`);
+      e.value = String(v); e.dispatchEvent(new Event('change')); }"""
+    page.page.evaluate(drag, [page.i, "lo", 20])
+    page.page.evaluate(drag, [page.i, "hi", 50])
+    assert page.hook("h.nodesDrawn()") == sum(20 <= n.properties["load"] <= 50 for n in sg.nodes.values())
+    assert "–50" in page.page.evaluate("(i) => views[i].el.querySelector('.gc-range').textContent", page.i)
+    page.shot("ramp-range-filter")
+    page.page.evaluate(drag, [page.i, "lo", 0])
+    page.page.evaluate(drag, [page.i, "hi", 1000])
+    assert page.hook("h.nodesDrawn()") == 70
     canvas.style(color="load:categories")  # forced: the 12 most frequent values and "other"
     assert not page.page.evaluate("(i) => !!views[i].el.querySelector('.gc-ramp')", page.i)
     page.clean()

@@ -65,7 +65,8 @@ export function encodeColor(view, spec) {
       out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
     });
     const missing = view.graph.order - values.size;
-    return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing } };
+    const legend = { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing, min: lo, max: hi };
+    return { by, of: out, cat, val: values, legend }; // val: the numbers, for the legend's range filter
   }
   // categories: the most frequent first (few numbers: by value), then "other"
   const counts = new Map();
