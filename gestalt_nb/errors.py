@@ -102,3 +102,18 @@ def storage_problem(exc: BaseException, path: object, doing: str) -> str | None:
             "was. Free some space (or move the database to a larger disk) and try again."
         )
     return None
+
+
+def no_connection() -> str:
+    """What to do without a connection: magics in IPython, Python calls in a script."""
+    try:
+        from IPython import get_ipython
+
+        in_ipython = get_ipython() is not None
+    except ImportError:
+        in_ipython = False
+    if in_ipython:
+        return ("No open GestaltDB connection. Run %gestalt demo for the demo graph, "
+                "or %gestalt open PATH / %gestalt create PATH (in Python: gestalt_nb.demo() / gestalt_nb.connect(PATH)).")
+    return ("No open GestaltDB connection. Call gestalt_nb.demo() for the demo graph, "
+            "or gestalt_nb.connect(PATH) / gestalt_nb.create(PATH) for a database directory.")

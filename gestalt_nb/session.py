@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .deferred import Deferred
-from .errors import GestaltError, damaged_database, storage_problem
+from .errors import GestaltError, damaged_database, no_connection, storage_problem
 from .graph.ids import resolve
 from .options import parse_bytes, settings
 
@@ -250,10 +250,7 @@ class Registry:
         """Return the named connection, or the current one when ``alias`` is None."""
         if alias is None:
             if self.current is None:
-                raise GestaltError(
-                    "No open GestaltDB connection. Run %gestalt demo for the demo graph, "
-                    "or %gestalt open PATH / %gestalt create PATH."
-                )
+                raise GestaltError(no_connection())
             alias = self.current
         if alias not in self.connections:
             known = ", ".join(sorted(self.connections)) or "none"
@@ -417,3 +414,4 @@ class Registry:
 #: The kernel-wide registry the magics and the plain Python functions share.
 REGISTRY = Registry()
 atexit.register(REGISTRY.close_all)
+

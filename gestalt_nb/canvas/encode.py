@@ -31,21 +31,21 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-#: How a numeric property may be coloured: ``PROP:ramp`` (a continuous scale) or ``PROP:categories`` (one colour
-#: per value). Without either, a number with at most 12 distinct values (voltage levels, codes) is categories.
-COLOR_MODES = ("ramp", "categories")
+COLOR_AS = ("ramp", "categories")
 
 
 def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
+    """``PROP`` (numbers with at most 12 values: categories, else a ramp), ``PROP:ramp`` or ``PROP:categories``."""
     if color in ("label", "community"):
         return {"by": color}
-    name, _, mode = str(color).rpartition(":")
-    if mode not in COLOR_MODES or not name:
-        name, mode = str(color), ""
-    if name not in _known_properties(nodes):
+    known = _known_properties(nodes)
+    name, _, mode = color.rpartition(":")
+    if color in known or mode not in COLOR_AS:
+        name, mode = color, ""
+    if name not in known:
         raise GestaltError(f"No drawn node has a property {name!r}; colour by 'label', 'community' or one of: {_names(nodes)} "
-                           "(a number as a scale or one colour per value: PROP:ramp, PROP:categories).")
-    return {"by": "property", "name": name, **({"mode": mode} if mode else {})}
+                           "(add :ramp or :categories to force either).")
+    return {"by": "property", "name": name, **({"as": mode} if mode else {})}
 
 
 def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:

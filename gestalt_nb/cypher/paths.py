@@ -52,15 +52,18 @@ def shortest_path(
     read, by the time budget (``timeout`` seconds, default ``settings.timeout``) and O(V + E) work.
 
     ``direction`` is ``"both"`` (default: relationships followed either way — on a DAG that is
-    not a directed path), ``"out"`` or ``"in"``; the result's note says which. ``max_hops`` may
-    be up to 100,000. ``all_shortest=True`` returns every path of the shortest length (at most the
+    not a directed path), ``"out"`` or ``"in"``; the result's note says which. ``max_hops``
+    (default None: as deep as the graph goes — each node is read at most once) may be 1 to 100,000. ``all_shortest=True`` returns every path of the shortest length (at most the
     row limit; the notes say when there are more). No path within ``max_hops`` gives an empty
     result whose notes say so. Integer ids may be given as written (``0``).
     """
     if direction not in DIRECTIONS:
         raise GestaltError(f"direction must be one of both, out, in — not {direction!r}.")
-    if max_hops is not None and (not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 1 <= max_hops <= MAX_HOPS):
-        raise GestaltError(f"max_hops must be a whole number from 1 to {MAX_HOPS:,} (or None: as deep as the graph), not {max_hops!r}.")
+    capped = max_hops is not None
+    if max_hops is None:
+        max_hops = MAX_HOPS
+    if not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 1 <= max_hops <= MAX_HOPS:
+        raise GestaltError(f"max_hops must be a whole number from 1 to {MAX_HOPS:,}, not {max_hops!r}.")
     if isinstance(types, str):
         types = [types]
     if types is not None and (not isinstance(types, (list, tuple, set)) or not all(isinstance(kind, str) for kind in types)):
@@ -79,10 +82,10 @@ def shortest_path(
         raise GestaltError("The graph has no relationship types to walk; load some relationships first.")
     started = time.perf_counter()
     limit = settings.row_limit if all_shortest else 1
-    found, _usage = run_within(lambda: shortest_paths(db, ends[0], ends[1], kinds, direction, max_hops or MAX_HOPS, limit=limit),
+    found, _usage = run_within(lambda: shortest_paths(db, ends[0], ends[1], kinds, direction, max_hops, limit=limit),
                                cell_budget(timeout, None), describe="shortest-path search")
     records = [{"p": _path(connection, nodes, edges), "hops": len(edges)} for nodes, edges in found.paths]
-    return _result(connection, a, b, records, found, kinds, direction, max_hops, time.perf_counter() - started)
+    return _result(connection, a, b, records, found, kinds, direction, max_hops if capped else None, time.perf_counter() - started)
 
 
 def _path(connection: Connection, nodes: list[str], edges: list[str]) -> dict:
@@ -97,17 +100,19 @@ def _result(connection, a, b, records, found, kinds, direction, max_hops, elapse
     notes = [f"Shortest path by breadth-first search {over}: {_FOLLOWED[direction]}; {found.reached:,} nodes reached."]
     if found.more:
         notes.append(f"More than {len(records):,} shortest paths exist; showing {len(records):,} (the row limit).")
-    if not records and max_hops is None:
-        notes.append(f"No path from {a!r} to {b!r} at any depth {over} ({direction}): the search read every one of the "
-                     f"{found.reached:,} nodes it could reach. Add types or change the direction.")
-    elif not records:
-        notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}). Raise max_hops (or leave it out: "
-                     "as deep as the graph) or add types.")
+    if not records:
+        if max_hops is not None:
+            notes.append(f"No path from {a!r} to {b!r} within {max_hops} hops {over} ({direction}; searched {found.depth} hops deep)."
+                         + (" Raise max_hops or add types." if found.depth >= max_hops else " Check the types and the direction."))
+        else:
+            notes.append(f"No path from {a!r} to {b!r} {over} ({direction}): searched {found.depth} hops deep, "
+                         "every node reachable from one end. Check the types and the direction.")
     subgraph = from_records(records, title=f"shortest path {a!r} → {b!r}", fetch=connection.nodes)
     subgraph.notes.extend(notes)
     return QueryResult(
         query=f"shortest_path({a!r}, {b!r}, direction={direction!r}, max_hops={max_hops})",
         params={}, records=records, columns=["p", "hops"], truncated=found.more, row_limit=settings.row_limit,
         elapsed=elapsed, alias=connection.alias, write=False, executed="breadth-first search over typed adjacency (no Cypher)",
-        notes=notes, subgraph=subgraph, work_bound=f"one breadth-first search: each node read at most once ({f'{max_hops} hops at most' if max_hops else 'as deep as the graph'})",
+        notes=notes, subgraph=subgraph, work_bound="one breadth-first search: each node read at most once"
+        + (f" ({max_hops} hops at most)" if max_hops is not None else f" (searched {found.depth} hops deep)"),
     )

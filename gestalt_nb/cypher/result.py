@@ -40,7 +40,7 @@ class QueryResult(Shown, AsGraph):
     ``truncated`` is True when the query had more rows than were kept. ``elapsed`` is the
     database time in seconds; ``budget`` the time/memory budget it ran within and ``memory_used``
     the most the process grew meanwhile; ``work_bound`` says what bounded the work. ``subgraph`` holds every node, relationship and path found in any
-    column (relationship endpoints included); ``df`` is a pandas view with entities as readable
+    column (relationship endpoints included) — ``subgraph.nodes`` and ``subgraph.edges`` (the relationships), dicts by id; ``df`` is a pandas view with entities as readable
     text and temporal values as Python dates and times.
     """
 

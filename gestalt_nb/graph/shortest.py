@@ -46,6 +46,8 @@ class Found:
     more: bool = False
     #: Nodes reached from both ends together (the work done, for notes and benchmarks).
     reached: int = 0
+    #: How deep the search looked (hops from both ends together).
+    depth: int = 0
 
 
 def shortest_paths(db: Any, a: str, b: str, types: list[str], direction: str, max_hops: int, *, limit: int = 1) -> Found:
@@ -63,7 +65,7 @@ def shortest_paths(db: Any, a: str, b: str, types: list[str], direction: str, ma
             break
     reached = len(ends[0].seen) + len(ends[1].seen)
     if not meets:
-        return Found(None, [], reached=reached)
+        return Found(None, [], reached=reached, depth=ends[0].depth + ends[1].depth)
     hops = ends[0].depth + ends[1].depth
     paths, more = [], False
     for path in _paths(ends, meets):
@@ -71,7 +73,7 @@ def shortest_paths(db: Any, a: str, b: str, types: list[str], direction: str, ma
             more = True
             break
         paths.append(path)
-    return Found(hops, paths, more, reached)
+    return Found(hops, paths, more, reached, hops)
 
 
 def _grow(end: _End, other: _End, kinds: list[str], read: Any, *, want_all: bool) -> list[tuple[bytes, bytes, bytes]]:

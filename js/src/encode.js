@@ -49,9 +49,8 @@ export function encodeColor(view, spec) {
   const name = by === "community" ? "community" : String(spec.name);
   const nums = [...values.values()];
   const numeric = by !== "community" && nums.length > 0 && nums.every(isNum);
-  // a number with few distinct values (voltage levels, codes) reads as categories; PROP:ramp / :categories force either
-  const mode = spec && spec.mode;
-  const ramp = numeric && (mode === "ramp" || (mode !== "categories" && new Set(nums).size > CATEGORY_PALETTE.length));
+  // a number with few values (voltage levels, codes) reads as categories; spec.as forces either
+  const ramp = numeric && (spec.as === "ramp" || (spec.as !== "categories" && new Set(nums).size > 12));
   if (ramp) {
     let lo = Infinity, hi = -Infinity;
     for (const v of nums) {
@@ -66,18 +65,17 @@ export function encodeColor(view, spec) {
       out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
     });
     const missing = view.graph.order - values.size;
-    return { by, of: out, cat, legend: { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing } };
+    const legend = { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing, min: lo, max: hi };
+    return { by, of: out, cat, val: values, legend }; // val: the numbers, for the legend's range filter
   }
-  // categories: the most frequent first, then "other"
+  // categories: the most frequent first (few numbers: by value), then "other"
   const counts = new Map();
   for (const v of values.values()) {
     const s = typeof v === "object" ? JSON.stringify(v) : String(v);
     counts.set(s, (counts.get(s) || 0) + 1);
   }
-  // numbers in their order (a legend of levels reads low to high); anything else the most frequent first
-  const order = numeric
-    ? [...counts.entries()].sort((a, b) => Number(a[0]) - Number(b[0]))
-    : [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const order = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  if (numeric && order.length <= CATEGORY_PALETTE.length) order.sort((a, b) => Number(a[0]) - Number(b[0])); // by value
   const colourOf = new Map();
   order.slice(0, CATEGORY_PALETTE.length).forEach(([s], i) => colourOf.set(s, CATEGORY_PALETTE[i]));
   const otherName = order.length > CATEGORY_PALETTE.length ? "other" : null;

@@ -42,8 +42,11 @@ export const filterMethods = {
     const f = this.filt;
     const out = new Set();
     const cat = this.enc && this.enc.color.cat;
+    // the ramp's range filter [lo, hi], for the colouring it was set on
+    const val = f.range && f.rangeOf === JSON.stringify(this.styleSpec.color) && this.enc && this.enc.color.val;
+    const outside = (k) => val && val.has(k) && (val.get(k) < f.range[0] || val.get(k) > f.range[1]);
     for (const [k, d] of this.nd) {
-      if (((f.labels.size || f.keepLabels) && off(f.labels, f.keepLabels, this.labelName(d))) || f.nodes.has(k) || (f.cats.size && cat && f.cats.has(cat.get(k)))) out.add(k);
+      if (((f.labels.size || f.keepLabels) && off(f.labels, f.keepLabels, this.labelName(d))) || f.nodes.has(k) || (f.cats.size && cat && f.cats.has(cat.get(k))) || outside(k)) out.add(k);
     }
     this.filtered = out;
     const sel = [...this.selected].filter((k) => !out.has(k));
@@ -60,6 +63,12 @@ export const filterMethods = {
   // a legend entry clicked: hide or show that label, relationship type or colour category
   toggleLegend(kind, name) {
     const f = this.filt;
+    if (kind === "range") {
+      // name: [lo, hi] from the ramp's two handles (null: the whole range)
+      f.range = Array.isArray(name) && name.length === 2 && name.every(Number.isFinite) ? [Math.min(...name), Math.max(...name)] : null;
+      f.rangeOf = JSON.stringify(this.styleSpec.color);
+      return this.refresh();
+    }
     const [set, keepName] = kind === "type" ? [f.types, "keepTypes"] : kind === "category" ? [f.cats, null] : [f.labels, "keepLabels"];
     const keep = keepName ? f[keepName] : null;
     if (off(set, keep, name)) {
@@ -152,7 +161,7 @@ export const filterMethods = {
       labels,
       types,
       size: enc.size.legend,
-      off: { labels: offOf(labels, f.labels, f.keepLabels), types: offOf(types, f.types, f.keepTypes), cats: f.cats },
+      off: { labels: offOf(labels, f.labels, f.keepLabels), types: offOf(types, f.types, f.keepTypes), cats: f.cats, range: f.range && f.rangeOf === JSON.stringify(this.styleSpec.color) ? f.range : null },
       hidden: this.hiddenCount(),
       edge: this.theme.edge,
     }, (kind, name) => this.toggleLegend(kind, name));

@@ -466,6 +466,7 @@ class CanvasView {
     if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
     this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
     if (!this.renderer) return;
+    if (this.layoutSpacing) this.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
     if (this.pendingFirstFrame) {
       this.firstFrameGo();
       return;

@@ -205,6 +205,32 @@ function createWorker() {
 
 // Runs FA2 on the whole graph until it settles. onUpdate() is called after
 // positions were written into the graph; onSettled() once at the end.
+// The turn (radians) that lays the principal axis of the points `list` (indices
+// into the layout matrix m) along the canvas's long side, and their centre;
+// a is null for fewer than 3 points or a layout not clearly elongated (a round one would spin).
+function principalTurn(m, list, wide) {
+  let mx = 0, my = 0;
+  for (const i of list) {
+    mx += m[i * PPN];
+    my += m[i * PPN + 1];
+  }
+  mx /= list.length || 1;
+  my /= list.length || 1;
+  if (list.length < 3) return { a: null, mx, my };
+  let cxx = 0, cyy = 0, cxy = 0;
+  for (const i of list) {
+    const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
+    cxx += x * x;
+    cyy += y * y;
+    cxy += x * y;
+  }
+  const tr = cxx + cyy, det = cxx * cyy - cxy * cxy;
+  const disc = Math.sqrt(Math.max(0, (tr * tr) / 4 - det));
+  if (tr / 2 + disc < 1.3 * (tr / 2 - disc)) return { a: null, mx, my };
+  const a = 0.5 * Math.atan2(2 * cxy, cxx - cyy);
+  return { a: wide ? a : a - Math.PI / 2, mx, my };
+}
+
 export class Layout {
   constructor(graph, { onUpdate, onSettled, isFixed, minGap, wide, aspect, threshold = 0.001 }) {
     this.wide = wide || (() => true);
@@ -319,28 +345,9 @@ export class Layout {
   align(m) {
     const n = m.length / PPN;
     if (n < 3 || this.comps.length > 1) return; // several components: pack() turns each one
-    let mx = 0, my = 0;
-    for (let i = 0; i < n; i++) {
-      if (m[i * PPN + 9]) return;
-      mx += m[i * PPN];
-      my += m[i * PPN + 1];
-    }
-    mx /= n;
-    my /= n;
-    let cxx = 0, cyy = 0, cxy = 0;
-    for (let i = 0; i < n; i++) {
-      const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
-      cxx += x * x;
-      cyy += y * y;
-      cxy += x * y;
-    }
-    // only a clearly elongated layout has an axis worth turning (a round one would spin)
-    const tr = cxx + cyy, det = cxx * cyy - cxy * cxy;
-    const disc = Math.sqrt(Math.max(0, (tr * tr) / 4 - det));
-    if (tr / 2 + disc < 1.3 * (tr / 2 - disc)) return;
-    let a = 0.5 * Math.atan2(2 * cxy, cxx - cyy); // principal axis angle
-    if (!this.wide()) a -= Math.PI / 2;
-    if (Math.abs(a) < 0.01) return;
+    for (let i = 0; i < n; i++) if (m[i * PPN + 9]) return;
+    const { a } = principalTurn(m, Array.from({ length: n }, (_, i) => i), this.wide());
+    if (a === null || Math.abs(a) < 0.01) return;
     const c = Math.cos(-a), s = Math.sin(-a);
     for (let i = 0; i < n; i++) {
       const j = i * PPN;
@@ -446,35 +453,16 @@ export class Layout {
     const boxes = new Array(C);
     for (let c = 0; c < C; c++) {
       const list = comps[c];
-      let mx = 0, my = 0;
-      for (const i of list) {
-        mx += m[i * PPN];
-        my += m[i * PPN + 1];
-      }
-      mx /= list.length;
-      my /= list.length;
+      const { a, mx, my } = principalTurn(m, list, wideCanvas);
       let cos = 1, sin = 0;
-      if (list.length >= 3) {
-        let cxx = 0, cyy = 0, cxy = 0;
-        for (const i of list) {
-          const x = m[i * PPN] - mx, y = m[i * PPN + 1] - my;
-          cxx += x * x;
-          cyy += y * y;
-          cxy += x * y;
-        }
-        const tr = cxx + cyy, det = cxx * cyy - cxy * cxy;
-        const disc = Math.sqrt(Math.max(0, (tr * tr) / 4 - det));
-        if (tr / 2 + disc >= 1.3 * (tr / 2 - disc)) {
-          let a = 0.5 * Math.atan2(2 * cxy, cxx - cyy);
-          if (!wideCanvas) a -= Math.PI / 2;
-          // keep the previous turn when it is close (no flicker while FA2 moves)
-          const prev = this.offsets && this.offsets[c];
-          cos = Math.cos(-a);
-          sin = Math.sin(-a);
-          if (prev && Math.abs(prev[2] * cos + prev[3] * sin) > 0.995) {
-            cos = prev[2];
-            sin = prev[3];
-          }
+      if (a !== null) {
+        // keep the previous turn when it is close (no flicker while FA2 moves)
+        const prev = this.offsets && this.offsets[c];
+        cos = Math.cos(-a);
+        sin = Math.sin(-a);
+        if (prev && Math.abs(prev[2] * cos + prev[3] * sin) > 0.995) {
+          cos = prev[2];
+          sin = prev[3];
         }
       }
       let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;

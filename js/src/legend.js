@@ -30,6 +30,35 @@ function list(kind, entries, off, toggle, line) {
   return out;
 }
 
+// Two handles over the ramp: nodes whose value lies outside [low, high] are hidden (on release).
+function rangeFilter(c, range, toggle) {
+  const box = h("span", "gc-item gc-range");
+  const [a, b] = range || [c.min, c.max];
+  const handle = (value, name) => {
+    const input = h("input", "gc-range-" + name);
+    input.type = "range";
+    input.min = String(c.min);
+    input.max = String(c.max);
+    input.step = String((c.max - c.min) / 200);
+    input.value = String(value);
+    input.setAttribute("aria-label", (name === "lo" ? "lowest " : "highest ") + "value shown");
+    input.setAttribute("data-gestalt-range", name);
+    return input;
+  };
+  const lo = handle(a, "lo"), hi = handle(b, "hi");
+  const shown = h("span", "gc-n", range ? ` ${fmtNum(a)}–${fmtNum(b)}` : "");
+  const go = () => {
+    const x = Number(lo.value), y = Number(hi.value);
+    toggle("range", x <= c.min && y >= c.max ? null : [x, y]);
+  };
+  lo.addEventListener("change", go);
+  hi.addEventListener("change", go);
+  box.append(lo, hi, shown);
+  return box;
+}
+
+const fmtNum = (v) => Number(Number(v).toPrecision(3)).toLocaleString("en-US");
+
 // model: {color: {title, kind, entries | lo/hi/low/high}, labels, types, size: {title, range, missing}, off, hidden}
 export function renderLegend(el, m, toggle) {
   const parts = [];
@@ -41,6 +70,7 @@ export function renderLegend(el, m, toggle) {
     ramp.style.background = `linear-gradient(90deg, ${c.low}, ${c.high})`; // colours made here
     bar.append(document.createTextNode(clip(c.lo, 20) + " "), ramp, document.createTextNode(" " + clip(c.hi, 20)));
     parts.push(bar);
+    if (Number.isFinite(c.min) && Number.isFinite(c.max) && c.max > c.min) parts.push(rangeFilter(c, m.off.range, toggle));
     if (c.missing) parts.push(h("span", "gc-item gc-muted", c.missing + " without a value: grey"));
   } else if (c.kind === "categories") parts.push(...list("category", c.entries || [], m.off.cats, toggle));
   else parts.push(...list("label", m.labels || [], m.off.labels, toggle));

@@ -76,6 +76,7 @@ export const styleMethods = {
     a.color = (enc && enc.color.of && enc.color.of.get(key)) || (d.l >= 0 && this.labelColors[d.l]) || t.node;
     const f = enc && enc.size.of ? enc.size.of.get(key) : 0;
     a.size = f ? this.baseSize * 1.2 * f : this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
+    if (this.sizeCap) a.size = Math.min(a.size, this.sizeCap); // a computed layout's room per node
     a.label = clip(d.c, 48);
     const sel = this.selected.has(key);
     // when the query matched everything, a ring on every node says nothing: none then

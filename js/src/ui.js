@@ -35,6 +35,7 @@ const CSS = `
 .gc-legend .gc-head{font-weight:600;white-space:nowrap}
 .gc-legend .gc-n,.gc-legend .gc-muted{color:var(--jp-ui-font-color2,#777)}
 .gc-ramp{display:inline-block;width:64px;height:9px;border-radius:2px}
+.gc-range input{width:64px;height:12px;margin:0 2px;vertical-align:middle}
 .gc-legend .gc-hidden{color:var(--jp-warn-color0,#b35900)}
 .gc-panel{flex:0 0 240px;max-width:100%;min-width:0;border-left:1px solid var(--jp-border-color2,#e0e0e0);padding:6px 8px;overflow-x:hidden;overflow-y:auto;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222)}
 .gc-panel .gc-hint{color:var(--jp-ui-font-color2,#777)}

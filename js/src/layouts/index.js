@@ -25,6 +25,14 @@ export function targets(view, spec) {
   const name = spec.name || "force";
   const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layoutAspect ? view.layoutAspect() : 1.4 };
   let res, note = null;
+  if (name === "positions") {
+    res = positions(keys, (k) => view.nd.get(k).p, opts);
+    const xy = `${opts.x || "x"} / ${opts.y || "y"}`;
+    if (res.none) note = `positions: no node has a numeric ${xy}; drawn with force`;
+    else if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${xy} (rows under the map)`;
+    if (res.none) return { pos: null, note, spacing: null, fallback: "force" };
+    return finish(keys, res, note);
+  }
   if (name === "force") {
     const saved = new Map();
     g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
@@ -48,19 +56,37 @@ export function targets(view, spec) {
     if (opts.root !== undefined && opts.root !== null && res.root !== String(opts.root)) note = "radial: the root is not drawn; rings start at the most connected node";
   } else if (name === "circular") res = circular(g, keys, tidyOrder(view, keys), opts);
   else if (name === "grid") res = grid(g, keys, tidyOrder(view, keys), opts);
-  else if (name === "positions") {
-    res = positions(keys, (k) => view.nd.get(k).p, opts);
-    if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${opts.x || "x"} / ${opts.y || "y"} (row under the map)`;
-  } else return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
+  else if (name !== "positions") return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
+  return finish(keys, res, note);
+}
+
+function finish(keys, res, note) {
   const out = new Map();
   keys.forEach((k, i) => res.pos[i] && out.set(k, res.pos[i]));
-  return { pos: out, note };
+  return { pos: out, note, spacing: res.spacing || null };
 }
 
 export const layoutMethods = {
   layoutAspect() {
     const b = this.ui.sigmaBox;
     return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
+  },
+
+  // Largest node radius (px) that keeps neighbouring slots of a computed layout
+  // apart at full view (spacing: slot distance as a fraction of the drawing's extent).
+  // Called again on resize (the box may have no size yet at the first build).
+  fitSizes(spacing) {
+    const b = this.ui.sigmaBox;
+    const before = this.sizeCap;
+    this.layoutSpacing = spacing;
+    this.sizeCap = null;
+    if (spacing && b.clientWidth && b.clientHeight) {
+      const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
+      this.sizeCap = Math.max(1.2, 0.36 * px);
+    }
+    if (before === this.sizeCap) return;
+    if (this.renderer) this.restyleAll();
+    else this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
   },
 
   layoutName() {
@@ -77,8 +103,13 @@ export const layoutMethods = {
 
   // Positions of a computed (non-force) layout written straight into the graph (first build).
   placeComputed() {
-    const { pos, note } = targets(this, this.layoutSpec);
+    const { pos, note, spacing, fallback } = targets(this, this.layoutSpec);
     this.layoutNote = note;
+    this.fitSizes(spacing);
+    if (fallback) {
+      this.layoutSpec = { name: fallback }; // e.g. positions without any coordinates: force runs
+      startPositions(this.graph);
+    }
     if (!pos) return;
     this.graph.updateEachNodeAttributes((k, a) => {
       const p = pos.get(k);
@@ -98,8 +129,13 @@ export const layoutMethods = {
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.newLayoutPromise();
-    const { pos, note } = targets(this, spec);
+    let { pos, note, spacing, fallback } = targets(this, spec);
+    if (fallback) {
+      spec = this.layoutSpec = { name: fallback };
+      pos = targets(this, spec).pos;
+    }
     this.layoutNote = note;
+    this.fitSizes(spacing);
     this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
     const moving = [];
     this.graph.forEachNode((k, a) => {

@@ -1,6 +1,7 @@
 // Layered (Sugiyama-style) layout: cycles broken by reversing DFS back edges,
 // longest-path layers (sources on top, every other relationship points down),
-// barycentre ordering sweeps, then x placed at the neighbours' mean without overlaps.
+// long edges routed through dummy slots, median ordering sweeps, then x placed at
+// the neighbours' mean without overlaps; the drawing takes the canvas's aspect.
 
 function adjacency(graph, keys) {
   const idx = new Map();
@@ -50,24 +51,98 @@ function breakCycles(n, out, edges) {
   return reversed;
 }
 
-function place(desired, gap) {
+function place(desired, gaps) {
   const n = desired.length;
   if (!n) return [];
   const a = desired.slice(), b = desired.slice();
-  for (let i = 1; i < n; i++) a[i] = Math.max(a[i], a[i - 1] + gap);
-  for (let i = n - 2; i >= 0; i--) b[i] = Math.min(b[i], b[i + 1] - gap);
+  for (let i = 1; i < n; i++) a[i] = Math.max(a[i], a[i - 1] + gaps[i]);
+  for (let i = n - 2; i >= 0; i--) b[i] = Math.min(b[i], b[i + 1] - gaps[i + 1]);
   const m = a.map((x, i) => (x + b[i]) / 2);
-  for (let i = 1; i < n; i++) m[i] = Math.max(m[i], m[i - 1] + gap);
+  for (let i = 1; i < n; i++) m[i] = Math.max(m[i], m[i - 1] + gaps[i]);
   return m;
 }
 
-// keys: nodes to lay out. Returns {pos: [[x, y]] by index of keys, reversed, layers}
-export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
-  const n = keys.length;
-  const { out, edges } = adjacency(graph, keys);
-  const rev = breakCycles(n, out, edges);
-  const down = edges.map(([i, j], e) => (rev[e] ? [j, i] : [i, j]));
-  // longest-path layering in topological order
+// Long edges get a dummy slot on every layer they cross, so orderings and x
+// placement keep room for them. Returns rows (lists of slots), the slot count,
+// and for each slot its neighbours one layer up and down.
+function withDummies(n, down, layer, queue) {
+  const up = Array.from({ length: n }, () => []), dn = Array.from({ length: n }, () => []);
+  const lay = Array.from(layer);
+  let slots = n;
+  const byTop = Array.from({ length: n }, () => []);
+  for (const [i, j] of down) byTop[i].push(j);
+  for (const i of queue)
+    for (const j of byTop[i]) {
+      let a = i;
+      for (let l = layer[i] + 1; l < layer[j]; l++) {
+        const d = slots++;
+        up.push([a]);
+        dn.push([]);
+        lay.push(l);
+        dn[a].push(d);
+        a = d;
+      }
+      dn[a].push(j);
+      up[j].push(a);
+    }
+  const L = n ? Math.max(...layer) + 1 : 0;
+  const rows = Array.from({ length: L }, () => []);
+  for (const u of queue) rows[layer[u]].push(u);
+  for (let d = n; d < slots; d++) rows[lay[d]].push(d);
+  return { rows, slots, up, dn };
+}
+
+// Barycentre sweeps down and up; slots with no neighbours on that side keep their place.
+function order(rows, slots, up, dn) {
+  const x = new Float64Array(slots);
+  const setIndex = (row) => row.forEach((u, i) => (x[u] = i));
+  rows.forEach(setIndex);
+  const sweep = (row, nb) => {
+    const key = new Map();
+    for (const u of row) {
+      const list = nb[u];
+      if (!list.length) key.set(u, x[u]);
+      else {
+        const s = list.map((v) => x[v]).sort((a, b) => a - b);
+        const m = s.length >> 1; // median, the mean of the two middle ones when even
+        key.set(u, s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2);
+      }
+    }
+    row.sort((a, b) => key.get(a) - key.get(b) || x[a] - x[b]);
+    setIndex(row);
+  };
+  for (let it = 0; it < 12; it++) {
+    for (let l = 1; l < rows.length; l++) sweep(rows[l], up);
+    for (let l = rows.length - 2; l >= 0; l--) sweep(rows[l], dn);
+  }
+}
+
+// x of each slot: pulled toward its neighbours' mean, kept in order; a real
+// node takes one unit, a dummy (an edge passing) less.
+function spread(rows, slots, up, dn, n) {
+  const x = new Float64Array(slots);
+  const w = (u) => (u < n ? 1 : 0.4);
+  for (const row of rows) {
+    let at = 0;
+    row.forEach((u, i) => (x[u] = at += i ? (w(row[i - 1]) + w(u)) / 2 : 0));
+  }
+  for (let it = 0; it < 8; it++) {
+    const seq = it % 2 ? [...rows.keys()].reverse() : [...rows.keys()];
+    for (const l of seq) {
+      const row = rows[l];
+      const desired = row.map((u) => {
+        const nb = up[u].concat(dn[u]);
+        return nb.length ? nb.reduce((s, v) => s + x[v], 0) / nb.length : x[u];
+      });
+      const gaps = row.map((u, i) => (i ? (w(row[i - 1]) + w(u)) / 2 : 0));
+      place(desired, gaps).forEach((v, i) => (x[row[i]] = v));
+    }
+  }
+  return x;
+}
+
+// Layers by longest path (sources just above their highest child), in topological order.
+function layering(n, down) {
   const succ = Array.from({ length: n }, () => []), pred = Array.from({ length: n }, () => []);
   const indeg = new Int32Array(n);
   for (const [i, j] of down) {
@@ -85,7 +160,6 @@ export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
       if (--indeg[v] === 0) queue.push(v);
     }
   }
-  // a source sits just above its highest child (shorter edges); no edge turns upward
   for (let h = queue.length - 1; h >= 0; h--) {
     const u = queue[h];
     if (pred[u].length || !succ[u].length) continue;
@@ -93,47 +167,48 @@ export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
     for (const v of succ[u]) m = Math.min(m, layer[v]);
     layer[u] = m - 1;
   }
-  const L = n ? Math.max(...layer) + 1 : 0;
-  const rows = Array.from({ length: L }, () => []);
-  for (const u of queue) rows[layer[u]].push(u); // topological (BFS-like) first order
-  const x = new Float64Array(n);
-  const setIndex = () => rows.forEach((row) => row.forEach((u, i) => (x[u] = i - (row.length - 1) / 2)));
-  setIndex();
-  const sweep = (row, nb) => {
-    const bc = new Map();
-    for (const u of row) {
-      const list = nb[u];
-      bc.set(u, list.length ? list.reduce((s, v) => s + x[v], 0) / list.length : x[u]);
-    }
-    row.sort((a, b) => bc.get(a) - bc.get(b));
-  };
-  for (let it = 0; it < 6; it++) {
-    for (let l = 1; l < L; l++) sweep(rows[l], pred);
-    setIndex();
-    for (let l = L - 2; l >= 0; l--) sweep(rows[l], succ);
-    setIndex();
-  }
-  // x: widest row evenly spaced; others pulled to their neighbours' mean, kept in order and apart
-  for (let it = 0; it < 4; it++) {
-    const order = it % 2 ? [...rows.keys()].reverse() : [...rows.keys()];
-    for (const l of order) {
-      const row = rows[l];
-      const desired = row.map((u) => {
-        const nb = pred[u].concat(succ[u]);
-        return nb.length ? nb.reduce((s, v) => s + x[v], 0) / nb.length : x[u];
-      });
-      const placed = place(desired, 1);
-      row.forEach((u, i) => (x[u] = placed[i]));
-    }
-  }
+  return { layer, queue };
+}
+
+// keys: nodes to lay out. Returns {pos: [[x, y]] by index of keys, reversed, layers, across, spacing}.
+// The drawing takes the canvas's aspect: each axis is scaled on its own, and a
+// DAG much deeper than wide runs its layers left to right (`across` true) when
+// that leaves nodes more room. spacing: [x, y] distance of neighbouring slots,
+// as a fraction of the drawing's width / height (the canvas sizes nodes by it).
+export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
+  const n = keys.length;
+  const { out, edges } = adjacency(graph, keys);
+  const rev = breakCycles(n, out, edges);
+  const down = edges.map(([i, j], e) => (rev[e] ? [j, i] : [i, j]));
+  const { layer, queue } = layering(n, down);
+  const { rows, slots, up, dn } = withDummies(n, down, layer, queue);
+  order(rows, slots, up, dn);
+  const x = spread(rows, slots, up, dn, n);
   let x0 = Infinity, x1 = -Infinity;
-  for (let i = 0; i < n; i++) (x0 = Math.min(x0, x[i])), (x1 = Math.max(x1, x[i]));
-  const width = Math.max(1, x1 - x0);
-  // layer distance: at least 1.5 gaps, more when the drawing would be much wider than the canvas
-  const dy = Math.min(2 + L / 4, Math.max(1.5, width / Math.max(1, L - 1) / Math.max(0.3, aspect)));
+  for (let i = 0; i < slots; i++) (x0 = Math.min(x0, x[i])), (x1 = Math.max(x1, x[i]));
+  let W = Math.max(1, x1 - x0), D = Math.max(1, rows.length - 1);
+  const A = Math.max(0.3, Math.min(4, aspect));
+  // room per slot at full view (canvas height 1): layers down vs layers across
+  const across = n > 2 && Math.min(A / D, 1 / W) > 1.3 * Math.min(A / W, 1 / D);
+  const [wide, deep] = across ? [1, A] : [A, 1]; // canvas extent across the layers, along them
+  // a DAG much wider than deep wraps each layer into k sub-rows (every edge still goes down a layer)
+  const k = Math.max(1, Math.min(12, Math.round(Math.sqrt((W * deep) / (wide * (D + 1))))));
+  const sub = new Int32Array(n);
+  if (k > 1) {
+    for (const row of rows) {
+      let r = 0;
+      for (const u of row) if (u < n) sub[u] = r++ % k;
+    }
+    W /= k;
+    D = rows.length * k - 1;
+  }
+  const ux = gap, uy = (gap * W * deep) / (D * wide); // across-layer unit, sub-row distance
   const pos = new Array(n);
-  for (let i = 0; i < n; i++) pos[i] = [(x[i] - (x0 + x1) / 2) * gap, -layer[i] * dy * gap];
+  for (let i = 0; i < n; i++) {
+    const a = ((x[i] - (x0 + x1) / 2) / k) * ux, b = -(layer[i] * k + sub[i]) * uy;
+    pos[i] = across ? [-b, a] : [a, b];
+  }
   let reversed = 0;
   for (const r of rev) reversed += r;
-  return { pos, reversed, layers: L };
+  return { pos, reversed, layers: rows.length, across, spacing: across ? [1 / D, 1 / W] : [1 / W, 1 / D] };
 }

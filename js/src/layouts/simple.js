@@ -102,14 +102,18 @@ export function positions(keys, data, { gap = 10, x = "x", y = "y" } = {}) {
     have++;
     x0 = Math.min(x0, a); x1 = Math.max(x1, a); y0 = Math.min(y0, b); y1 = Math.max(y1, b);
   });
+  if (!have) return { pos: new Array(n), missing: n, none: true };
   const side = Math.max(x1 - x0, y1 - y0) || 1;
-  const scale = have ? (gap * 2 * Math.sqrt(have)) / side : 1;
+  const scale = (gap * 2 * Math.sqrt(have)) / side;
   const pos = new Array(n);
   let missing = 0;
-  const bottom = have ? -(y1 - y0) * scale / 2 - gap * 3 : 0;
+  const W = Math.max((x1 - x0) * scale, gap * 2), left = -W / 2;
+  const perRow = Math.max(1, Math.floor(W / (gap * 2)) + 1);
+  const bottom = -((y1 - y0) * scale) / 2 - gap * 3;
   keys.forEach((k, i) => {
     if (xs[i] === undefined) {
-      pos[i] = [-((x1 - x0) * scale) / 2 + missing * gap * 2, bottom];
+      // rows as wide as the map, under it
+      pos[i] = [left + (missing % perRow) * gap * 2, bottom - Math.floor(missing / perRow) * gap * 2];
       missing++;
     } else pos[i] = [(xs[i] - (x0 + x1) / 2) * scale, (ys[i] - (y0 + y1) / 2) * scale];
   });
