@@ -480,30 +480,3 @@ def test_panel_follows_an_expansion_and_a_click_takes_the_nearest_node(page):
     page.page.wait_for_timeout(300)
     assert "degree2" in panel().replace(" ", "")
 
-
-def test_a_number_with_few_values_is_coloured_as_categories_that_filter(page):
-    """Voltage levels (integers, 7 values): one clearly distinct colour per level and a legend entry per level
-    that hides it; ``:ramp`` forces the continuous scale back."""
-    levels = [110, 150, 154, 220, 380, 500, 750]
-    sg = graph([(f"b{i}", "Bus", {"name": f"bus {i}", "vn_kv": levels[i % 7]}) for i in range(42)], [(f"b{i}", f"b{i + 1}", "LINE") for i in range(41)])
-    canvas = GraphCanvas(sg)
-    page.mount(canvas)
-    page.settled(30)
-    canvas.style(color="vn_kv")
-    colour = {k: page.hook("h.nodeStyle(a).color", k) for k in sg.nodes}
-    by_level = {}
-    for k, node in sg.nodes.items():
-        by_level.setdefault(node.properties["vn_kv"], set()).add(colour[k])
-    assert all(len(found) == 1 for found in by_level.values()) and len({next(iter(v)) for v in by_level.values()}) == 7
-    rgb = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in (next(iter(v)) for v in by_level.values())]
-    assert min(math.dist(a, b) for n, a in enumerate(rgb) for b in rgb[n + 1:]) >= 40
-    entries = page.page.evaluate("(i) => [...views[i].el.querySelectorAll('[data-gestalt-legend]')].map(e => e.getAttribute('data-gestalt-legend'))", page.i)
-    assert [str(level) for level in levels] == [entry for entry in entries if entry.isdigit()]  # low to high
-    legend_click(page, "154")
-    assert page.hook("h.nodesDrawn()") == 42 - 6
-    legend_click(page, "154")
-    assert page.hook("h.nodesDrawn()") == 42
-    canvas.style(color="vn_kv:ramp")
-    ranked = sorted(sg.nodes, key=lambda k: sg.nodes[k].properties["vn_kv"])
-    lightness = [lab(page.hook("h.nodeStyle(a).color", k))[0] for k in ranked]
-    assert lightness == sorted(lightness) and lightness[-1] - lightness[0] > 50
