@@ -110,10 +110,10 @@ def api_page() -> str:
     for cls in (gestalt_nb.Connection, gestalt_nb.QueryResult, GraphCanvas):
         lines += [f"## Methods of `{cls.__name__}`", ""]
         for name, member in sorted(vars(cls).items()):
-            if name.startswith("_") or not (inspect.isfunction(member) or isinstance(member, property)):
+            if name.startswith("_"):
                 continue
             if isinstance(member, property):
                 lines += [f"### `{cls.__name__}.{name}` (property)", "", inspect.getdoc(member) or "", ""]
-            else:
-                lines += _entry(f"{cls.__name__}.{name}", member, "###")
+            elif inspect.isfunction(getattr(cls, name, None)):  # a method, or a capability bound lazily (deferred.Deferred)
+                lines += _entry(f"{cls.__name__}.{name}", getattr(cls, name), "###")
     return "\n".join(lines)
