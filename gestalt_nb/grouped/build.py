@@ -27,7 +27,7 @@ _LAST_STATE: dict[int, int] = {}
 
 
 def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_groups: int) -> groupings.Grouping:
-    kept = copy.__dict__.setdefault("groupings", {})
+    kept = copy.groupings
     key = (by, resolution, max_groups)
     if key not in kept:
         if by == "community":
@@ -68,13 +68,11 @@ def overview(
     """
     _check(by, max_groups)
     db = connection.db
-    store = compacts.lmdb_store(db)
-    if store is None:
-        raise GestaltError("An overview reads GestaltDB's LMDB tables; this database uses another backend. Open or create it with the LMDB backend.")
+    store = compacts.store_of(db)
     started = time.perf_counter()
     state = compacts.state_of(db)
     kept = compacts.cached(db, labels=labels, types=types)
-    reused = kept is not None and (by, resolution, max_groups) in kept.__dict__.get("groupings", {})
+    reused = kept is not None and (by, resolution, max_groups) in kept.groupings
 
     def work() -> tuple[compacts.Compact, groupings.Grouping]:
         copy = compacts.read(db, labels=labels, types=types)

@@ -24,7 +24,7 @@ from ..errors import GestaltError
 from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
 from ..graph.catalog import lmdb_store, skip_scan
 
-__all__ = ["Compact", "cached", "from_subgraph", "internal_label", "lmdb_store", "read", "state_of"]
+__all__ = ["Compact", "cached", "from_subgraph", "internal_label", "read", "state_of", "store_of"]
 
 _SEP = b"\x1f"
 _OUT = b"out" + _SEP  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
@@ -52,6 +52,8 @@ class Compact:
     kept: np.ndarray
     state: int
     notes: list[str] = field(default_factory=list)
+    #: groupings computed on this copy, by (by, resolution, max_groups): reused while the copy is
+    groupings: dict[tuple, Any] = field(default_factory=dict)
 
     @cached_property
     def index(self) -> dict[bytes, int]:
@@ -82,9 +84,16 @@ class Compact:
 _CACHE: dict[tuple, Compact] = {}
 
 
-def state_of(db: Any) -> int:
+def store_of(db: Any) -> Any:
+    """The LMDB store an overview reads, or a clear error on another backend."""
     store = lmdb_store(db)
-    return int(store.env.info()["last_txnid"])
+    if store is None:
+        raise GestaltError("An overview reads GestaltDB's LMDB tables; this database uses another backend. Open or create it with the LMDB backend.")
+    return store
+
+
+def state_of(db: Any) -> int:
+    return int(store_of(db).env.info()["last_txnid"])
 
 
 def cached(db: Any, *, labels: list[str] | None = None, types: list[str] | None = None) -> Compact | None:
@@ -96,9 +105,7 @@ def cached(db: Any, *, labels: list[str] | None = None, types: list[str] | None 
 
 def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = None) -> Compact:
     """The compact copy of ``db`` (only nodes with one of ``labels`` and relationships of ``types``, when given)."""
-    store = lmdb_store(db)
-    if store is None:
-        raise GestaltError("An overview reads GestaltDB's LMDB tables; this database uses another backend. Open or create it with the LMDB backend.")
+    store = store_of(db)
     key = (id(store), tuple(labels or ()), tuple(types or ()))
     state = state_of(db)
     cached = _CACHE.get(key)
