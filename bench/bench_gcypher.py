@@ -13,7 +13,7 @@ view shows, inside display), gestalt-nb (run() minus those three), the magic and
 minus %%gcypher alone); the parts add up to the displayed cell.
 --load-ext times ``%load_ext gestalt_nb`` against jupysql's ``%load_ext sql`` in fresh processes;
 --memory measures the kernel memory each kept, displayed 1,000-row result holds, against jupysql.
---compare TREE [TREE …] runs the split (or --memory) with gestalt_nb imported from each tree (PYTHONPATH),
+--compare TREE [TREE …] runs the split (or --memory, --load-ext) with gestalt_nb imported from each tree (PYTHONPATH),
 one worker process per tree, rounds alternating between them, and prints the parts side by side.
 --first-frame times Shift+Enter to the first drawn frame at 5k / 10k nodes against ipysigma's Sigma(G) in
 JupyterLab and headless Chromium (bench/first_frame.py; with --compare, one server per tree).
@@ -83,24 +83,38 @@ print(time.perf_counter() - started)
 """
 
 
-def load_ext(runs: int) -> None:
-    """``%load_ext`` in a fresh interpreter each time (imports included), rotating the two."""
+def load_ext(runs: int, trees: list[str] | None = None) -> None:
+    """``%load_ext`` in a fresh interpreter each time (imports included), rotating jupysql and each tree.
+
+    ``trees``: gestalt_nb imported from each of them (PYTHONPATH), e.g. before and after a change.
+    """
+    import os
     import subprocess
 
-    samples: dict = {"gestalt_nb": [], "sql": []}
+    bench = str(Path(__file__).resolve().parent)
+    kinds = [("sql", None)] + [("gestalt_nb", tree) for tree in trees or [None]]
+    samples: dict = {kind: [] for kind in kinds}
     for _ in range(runs):
-        for name in samples:
-            out = subprocess.run([sys.executable, "-c", _LOAD.format(name=name)], capture_output=True, text=True, check=True)
-            samples[name].append(float(out.stdout.strip().splitlines()[-1]))
-    ours, theirs = (statistics.median(samples[name]) for name in ("gestalt_nb", "sql"))
-    print(f"%load_ext gestalt_nb {ours * 1000:7.1f} ms | %load_ext sql (jupysql) {theirs * 1000:7.1f} ms | {ours / theirs:4.2f}x")
+        for name, tree in kinds:
+            env = {**os.environ, "PYTHONPATH": tree} if tree else None
+            # cwd: the bench folder, so `python -c` does not import gestalt_nb from the current directory
+            out = subprocess.run([sys.executable, "-c", _LOAD.format(name=name)], capture_output=True, text=True, check=True, env=env, cwd=bench)
+            samples[(name, tree)].append(float(out.stdout.strip().splitlines()[-1]))
+    theirs = statistics.median(samples[("sql", None)])
+    for name, tree in kinds[1:]:
+        ours = statistics.median(samples[(name, tree)])
+        where = f" ({tree})" if tree else ""
+        print(f"%load_ext gestalt_nb{where} {ours * 1000:7.1f} ms | %load_ext sql (jupysql) {theirs * 1000:7.1f} ms | {ours / theirs:4.2f}x")
 
 
 _KEEP = """
 import gc, sys, tempfile, resource, tracemalloc
 from pathlib import Path
+from IPython.core.displaypub import CapturingDisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
+from IPython.display import display
 shell = InteractiveShell.instance()
+shell.display_pub = CapturingDisplayPublisher()  # what the notebook would receive, dropped after each display
 kind, count = sys.argv[1], int(sys.argv[2])
 if kind == "gcypher":
     sys.path.insert(0, {bench!r})
@@ -117,13 +131,17 @@ else:
     shell.run_line_magic("sql", "duckdb://")
     shell.run_cell_magic("sql", "", "CREATE TABLE t AS SELECT i AS a, i * 2 AS b, 'name ' || i AS c, i % 7 AS w FROM range(30000) r(i)")
     cell = lambda: shell.run_cell_magic("sql", "", "SELECT * FROM t LIMIT 1000")
-first = cell(); shell.display_formatter.format(first)  # warm up: imports, caches
+def shown(result):
+    display(result)  # as a notebook does: a view displays itself (a display id), any other result is formatted
+    assert shell.display_pub.outputs, "nothing was displayed"
+    shell.display_pub.outputs.clear()
+shown(cell())  # warm up: imports, caches
 kept = []
 gc.collect()
 tracemalloc.start()
 for _ in range(count):
     result = cell()
-    shell.display_formatter.format(result)  # what the notebook receives
+    shown(result)
     kept.append(result)
 gc.collect()
 print("HELD", tracemalloc.get_traced_memory()[0] / count)
@@ -177,8 +195,24 @@ def split_actions(graph, shell) -> dict:
         "conversion": conversion,
         "run": lambda: gestalt_nb.run(QUERY),
         "magic": lambda: shell.run_cell_magic("gcypher", "", QUERY),
-        "displayed": lambda: shell.display_formatter.format(shell.run_cell_magic("gcypher", "", QUERY)),
+        "displayed": lambda: displayed(shell, shell.run_cell_magic("gcypher", "", QUERY)),
     }
+
+
+def displayed(shell, result) -> None:
+    """Display ``result`` as a notebook does and drop what would be sent.
+
+    Views display themselves (``_ipython_display_``, under a display id), so ``display_formatter.format``
+    returns nothing for them: display() through a capturing publisher measures what the page receives.
+    """
+    from IPython.core.displaypub import CapturingDisplayPublisher
+    from IPython.display import display
+
+    if not isinstance(shell.display_pub, CapturingDisplayPublisher):
+        shell.display_pub = CapturingDisplayPublisher()
+    display(result)
+    assert shell.display_pub.outputs, "nothing was displayed"
+    shell.display_pub.outputs.clear()
 
 
 def split_parts(t: dict) -> dict:
@@ -283,7 +317,7 @@ def main() -> None:
 
         return first_frames(args.sizes, args.runs, args.compare)
     if args.load_ext:
-        return load_ext(args.runs)
+        return load_ext(args.runs, args.compare)
     if args.memory:
         return memory(trees=args.compare)
     if args.compare:
@@ -299,8 +333,7 @@ def main() -> None:
         assert rows == 1000, rows
 
         def magic_and_display():
-            result = shell.run_cell_magic("gcypher", "", QUERY)
-            shell.display_formatter.format(result)
+            displayed(shell, shell.run_cell_magic("gcypher", "", QUERY))
 
         def magic_only():
             shell.run_cell_magic("gcypher", "", QUERY)

@@ -114,6 +114,6 @@ def api_page() -> str:
                 continue
             if isinstance(member, property):
                 lines += [f"### `{cls.__name__}.{name}` (property)", "", inspect.getdoc(member) or "", ""]
-            elif inspect.isfunction(getattr(cls, name, None)):  # a method, or a capability bound lazily (deferred.Deferred)
+            elif inspect.isroutine(getattr(cls, name, None)):  # a method, a capability bound lazily (deferred.Deferred) or a keyword forwarder
                 lines += _entry(f"{cls.__name__}.{name}", getattr(cls, name), "###")
     return "\n".join(lines)

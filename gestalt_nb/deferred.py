@@ -7,12 +7,18 @@ Two tools keep that true without wrappers that hide a function's parameters:
 - :class:`Deferred`, a class attribute that is another module's function taking the instance first:
   ``Connection.run = Deferred("cypher.query", "run")`` makes ``connection.run`` the bound function
   itself, so ``help()``, ``inspect.signature`` and Shift+Tab show its real parameters and docstring;
+- :func:`hands_keywords_to`, for a method ``body(self, **options)`` that hands its keywords to a class it
+  does not own (the adapter's toolkits, ``GestaltStore``): it shows that class's keyword parameters;
 - :func:`lazy_module_names`, a PEP 562 ``__getattr__`` / ``__dir__`` pair over a table of names.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
+from collections.abc import Callable, Sequence
+from types import MethodType
 from typing import Any
 
 PACKAGE = __name__.rpartition(".")[0]
@@ -35,6 +41,38 @@ class Deferred:
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
         function = load(self.module, self.name)
         return function if instance is None else function.__get__(instance, owner)
+
+
+class HandsKeywordsOn:
+    """A method whose keywords go to ``gestalt_nb.<module>.<name>``; its signature shows that callable's.
+
+    The signature is made when first asked for (``help()``, ``inspect.signature``, Shift+Tab), so
+    declaring the method imports nothing; the parameters in ``drop`` are the ones the body fills in.
+    """
+
+    def __init__(self, body: Callable[..., Any], module: str, name: str, drop: Sequence[str]) -> None:
+        functools.update_wrapper(self, body)
+        self.module, self.name, self.drop = module, name, tuple(drop)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        return self if instance is None else MethodType(self, instance)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__wrapped__(*args, **kwargs)
+
+    @functools.cached_property
+    def __signature__(self) -> inspect.Signature:
+        own = inspect.signature(self.__wrapped__)
+        named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        kept = [p for p in own.parameters.values() if p.kind in named]
+        taken = inspect.signature(load(self.module, self.name)).parameters.values()
+        keywords = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in taken if p.kind in named and p.name not in {*self.drop, *own.parameters}]
+        return own.replace(parameters=[*kept, *keywords])
+
+
+def hands_keywords_to(module: str, name: str, *, drop: Sequence[str] = ()) -> Callable[[Callable[..., Any]], HandsKeywordsOn]:
+    """Decorate ``body(self, **options)`` that calls ``module.name(..., **options)`` (see :class:`HandsKeywordsOn`)."""
+    return lambda body: HandsKeywordsOn(body, module, name, drop)
 
 
 def lazy_module_names(namespace: dict[str, Any], table: dict[str, str]):

@@ -31,7 +31,12 @@ def view_for(value: Any, **options: Any) -> Any:
     raise TypeError(f"Nothing to show for a {type(value).__name__}.")
 
 
-class Shown:
+class Displayable:
+    """A result that displays as its view (``.view``, ``.show()``, ``.canvas``, ``.to_html()``).
+
+    ("Shown" is the canvas's word for what the page reports it draws: ``canvas.snapshot.Shown``.)
+    """
+
     def show(self, **options: Any) -> Any:
         """The view of this result; options override the settings for this view only."""
         return view_for(self, **{**getattr(self, "view_options", {}), **options})

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .deferred import Deferred
+from .deferred import Deferred, hands_keywords_to
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
 from .graph.ids import resolve
 from .options import parse_bytes, settings
@@ -136,28 +136,33 @@ class Connection:
             return f"The GestaltDB connection '{self.alias}' is closed; these tools no longer work. {self._reopen_hint()} and build the tools again."
         return str(exc)
 
+    @hands_keywords_to("agents.handoff", "Toolkit", drop=("graph",))
     def toolkit(self, **options: Any):
         """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
         from .agents.handoff import Toolkit, bind  # deferred: keeps %load_ext light
 
         return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
+    @hands_keywords_to("agents.handoff", "ClaimToolkit", drop=("graph",))
     def claim_toolkit(self, **options: Any):
         """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
         from .agents.handoff import ClaimToolkit, bind  # deferred: keeps %load_ext light
 
         return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
 
+    @hands_keywords_to("agents.handoff", "Toolkit", drop=("graph",))
     def agent_tools(self, **options: Any) -> list[Any]:
         """What an agent gets by default: schema, read-only query, and the read-only claim tools."""
         return self.toolkit(**options).get_tools() + self.claim_toolkit().get_tools()
 
+    @hands_keywords_to("claims.api", "ClaimAPI", drop=("connection",))
     def claims(self, **caps: Any):
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
         from .claims.api import ClaimAPI  # deferred: keeps %load_ext light
 
         return ClaimAPI(self, **caps)
 
+    @hands_keywords_to("graph.retrieval", "GestaltDBRetriever", drop=("graph",))
     def retriever(self, **options: Any):
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
@@ -169,6 +174,7 @@ class Connection:
         except ValueError as exc:
             raise GestaltError(f"Cannot build the retriever: {exc}") from exc
 
+    @hands_keywords_to("memory.store", "GestaltStore", drop=("db",))
     def memory_store(self, **options: Any):
         """A LangGraph long-term store on this graph (``gestalt_nb.memory.GestaltStore``)."""
         from .memory.store import GestaltStore  # deferred: needs LangGraph (the agents extra)

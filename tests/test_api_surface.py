@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import pydoc
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("gestaltdb", "langchain_gestaltdb", "langchain_core", "langgraph", "pandas")
 
-#: Calls that hand their keywords on to a class they do not own (the adapter's pydantic toolkits and
-#: retriever, GestaltStore): the keywords are that class's fields, listed by its own help.
-FORWARDERS = {"toolkit", "claim_toolkit", "agent_tools", "retriever", "memory_store", "claims"}
+#: Methods that hand their keywords on to a class they do not own (the adapter's pydantic toolkits and
+#: retriever, GestaltStore, ClaimAPI) → a keyword that class takes, which the method must show.
+FORWARDERS = {"toolkit": "allow_writes", "claim_toolkit": "max_evidence", "agent_tools": "max_rows", "retriever": "hops",
+              "memory_store": "index", "claims": "max_claims"}
 
 
 def _fresh(code: str) -> list[str]:
@@ -67,11 +69,24 @@ def test_every_connection_method_shows_its_real_parameters(shell, tmp_path):
     connection = gestalt_nb.create(str(tmp_path / "db"), alias="sig")
     methods = {name: getattr(connection, name) for name in dir(type(connection))
                if not name.startswith("_") and callable(getattr(connection, name))}
-    hidden = {name: _hidden(method) for name, method in methods.items() if name not in FORWARDERS}
+    hidden = {name: _hidden(method) for name, method in methods.items()}
     assert {name: found for name, found in hidden.items() if found} == {}
+    shown = {name: inspect.signature(methods[name]).parameters for name in FORWARDERS}
+    assert {name: keyword for name, keyword in FORWARDERS.items() if keyword not in shown[name]} == {}
+    assert "graph" not in shown["toolkit"] and "db" not in shown["memory_store"]  # what the method fills in
     assert list(inspect.signature(connection.run).parameters)[:2] == ["query", "params"]
     assert "write" in inspect.signature(connection.run).parameters
     assert "Read-only unless" in inspect.getdoc(connection.run)  # the capability's own docstring
+
+
+def test_shift_tab_shows_a_forwarding_methods_parameters(shell, tmp_path):
+    import gestalt_nb
+
+    connection = gestalt_nb.create(str(tmp_path / "db"), alias="tab")
+    info = shell.inspector.info(connection.toolkit, "connection.toolkit")
+    assert "allow_writes" in (info["definition"] or "") and "**options" not in (info["definition"] or "")
+    assert "read-only unless" in (info["docstring"] or "")
+    assert "max_rows" in pydoc.render_doc(type(connection))
 
 
 @pytest.mark.parametrize("name", ["run", "load_edges", "query_subgraph"])

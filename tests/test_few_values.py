@@ -31,7 +31,7 @@ def rgb(hex_colour: str) -> tuple[int, ...]:
     return tuple(int(hex_colour[i : i + 2], 16) for i in (1, 3, 5))
 
 
-def test_an_integer_property_with_seven_values_is_categories_that_filter(browser):  # noqa: F811
+def test_an_integer_property_with_seven_values_is_categories_that_filter(browser):  # noqa: F811 - `browser` is the fixture imported above, taken as a parameter
     sg = grid()
     canvas = GraphCanvas(sg)
     page = Harness(browser)

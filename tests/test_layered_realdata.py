@@ -57,7 +57,7 @@ def measure(page, sg: Subgraph) -> dict:
 
 
 @pytest.mark.parametrize("name, most", [("diabetes", 0.20), ("munin", 0.40)])
-def test_layered_real_dag_reads(browser, name, most):  # noqa: F811
+def test_layered_real_dag_reads(browser, name, most):  # noqa: F811 - `browser` is the fixture imported above, taken as a parameter
     sg = bnlearn(name)
     page = Harness(browser)
     page.mount(GraphCanvas(sg, layout="layered", max_nodes=2000, max_edges=5000))
@@ -73,7 +73,7 @@ def test_layered_real_dag_reads(browser, name, most):  # noqa: F811
 
 
 @pytest.mark.parametrize("with_xy", [0, 5])
-def test_positions_without_coordinates_draws(browser, with_xy):  # noqa: F811
+def test_positions_without_coordinates_draws(browser, with_xy):  # noqa: F811 - `browser` is the fixture imported above, taken as a parameter
     """`--layout positions` on nodes lacking x / y: the first frame comes and every node is in view."""
     sg = Subgraph()
     for i in range(40):

@@ -67,20 +67,22 @@ def runtime_imports(tree: ast.AST):
 
 
 def targets(node: ast.AST, relative: Path) -> list[str]:
-    """The top-level parts of gestalt_nb an import reaches."""
+    """The top-level parts of gestalt_nb an import reaches (``__init__`` for the package top itself:
+    ``import gestalt_nb``, ``from gestalt_nb import run``, ``from .. import run``)."""
     package = list(relative.parent.parts)
     if isinstance(node, ast.Import):
-        names = [alias.name for alias in node.names if alias.name.startswith("gestalt_nb.")]
-        return [name.split(".")[1] for name in names]
+        names = [alias.name.split(".") for alias in node.names if alias.name.split(".")[0] == "gestalt_nb"]
+        return [name[1] if len(name) > 1 else "__init__" for name in names]
     if node.level == 0:
-        if not (node.module or "").startswith("gestalt_nb"):
+        if (node.module or "").split(".")[0] != "gestalt_nb":
             return []
         inner = (node.module or "").split(".")[1:]
     else:
         inner = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
     if inner:
         return [inner[0]]
-    return [alias.name for alias in node.names]  # `from .. import x`: x is a top-level module
+    # `from gestalt_nb import x` / `from .. import x`: a top-level module, or a name of the package top
+    return [alias.name if alias.name in LAYERS and alias.name != "__init__" else "__init__" for alias in node.names]
 
 
 def violations():
@@ -118,6 +120,27 @@ def test_the_rule_catches_an_upward_import(tmp_path):
     assert reached == ["views"]
 
 
+@pytest.mark.parametrize(
+    "source, where",
+    [
+        ("import gestalt_nb\n", "magics/agents.py"),
+        ("import gestalt_nb as g\n", "graph/x.py"),
+        ("from gestalt_nb import run\n", "magics/agents.py"),
+        ("from .. import run\n", "magics/agents.py"),
+        ("from . import run\n", "session.py"),
+    ],
+)
+def test_the_rule_catches_an_import_of_the_package_top(source, where):
+    """Importing the package itself from inside it is an upward import (the top is the highest layer)."""
+    reached = [t for node in runtime_imports(ast.parse(source)) for t in targets(node, Path(where))]
+    assert reached == ["__init__"]
+
+
+def test_the_rule_still_reads_submodules_named_from_the_top():
+    reached = [t for node in runtime_imports(ast.parse("from gestalt_nb import views\nfrom .. import display\n")) for t in targets(node, Path("graph/x.py"))]
+    assert reached == ["views", "display"]
+
+
 def test_folders_say_what_they_hold():
     for folder in sorted(p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
         doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text()))
@@ -151,7 +174,8 @@ def test_a_deferred_package_import_says_why():
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(function):
-                if isinstance(node, ast.ImportFrom) and node.level and "#" not in lines[node.end_lineno - 1]:
+                own = isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "gestalt_nb")
+                if own and "#" not in lines[node.end_lineno - 1]:
                     silent.append(f"{relative}:{node.lineno} {ast.unparse(node)}")
     assert silent == []
 

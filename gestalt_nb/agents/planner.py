@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..cypher.prepare import prepare
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph import names
 from ..graph.neighbourhood import internal_labels, user_relationship_types
@@ -62,7 +62,7 @@ class QueryPlan(BaseModel):
 
 
 @dataclass(eq=False)
-class Plan(Shown):
+class Plan(Displayable):
     """A checked plan for one question; ``execute()`` runs it (``result`` holds the last run)."""
 
     question: str

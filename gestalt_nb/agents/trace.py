@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from ..claims.api import ClaimExplanation, ClaimStatus, ClaimTable
-from ..display import Shown
+from ..display import Displayable
 from ..graph import values
 from ..graph.schema import SchemaResult
 from ..graph.subgraph import Subgraph, from_records
@@ -129,7 +129,7 @@ def parse_answer(tool: str | None, payload: Any) -> tuple[Any, bool]:
 
 
 @dataclass(eq=False)
-class Trace(Shown):
+class Trace(Displayable):
     steps: list[Step]
     messages: list[BaseMessage]
 

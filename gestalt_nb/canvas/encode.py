@@ -17,7 +17,7 @@ from ..graph.subgraph import Node, Subgraph
 from ..graph.values import display_properties
 from ..options import layout_spec
 from ..render import caption as caption_of
-from ..shorten import shorten
+from ..shorten import listing, shorten
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, bounded_value
 
 SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
@@ -69,7 +69,7 @@ def _kept_by(predicate: Callable[[Node], Any], node: Node) -> bool:
 
 def _names(nodes: list[Node]) -> str:
     names = sorted(_known_properties(nodes))
-    return ", ".join(names[:20]) + (" …" if len(names) > 20 else "") if names else "(none)"
+    return listing(names, 20) if names else "(none)"
 
 
 def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from langchain_gestaltdb import GestaltDBClaimToolkit
 # The adapter's own version serializer, so history rows have the shape its tools return.
 from langchain_gestaltdb.claims import _serialize_claim_version
 
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph import values
 from ..graph.subgraph import Edge, Node, Subgraph
@@ -92,7 +92,7 @@ def _frame(versions: list[dict[str, Any]]):
 
 # -- results ---------------------------------------------------------------------
 @dataclass(eq=False)
-class ClaimStatus(Shown):
+class ClaimStatus(Displayable):
     """The four-valued status of one statement, with the evidence the adapter's tool returned."""
 
     data: dict[str, Any]
@@ -146,7 +146,7 @@ class ClaimStatus(Shown):
 
 
 @dataclass(eq=False)
-class ClaimTable(Shown):
+class ClaimTable(Displayable):
     """Claim versions as rows: a search's matches or one claim's history."""
 
     kind: str
@@ -180,7 +180,7 @@ def rule_text(value: dict[str, Any]) -> str:
 
 
 @dataclass(eq=False)
-class ClaimExplanation(Shown):
+class ClaimExplanation(Displayable):
     """How a claim was derived: claim and rule nodes, premise and derived-by edges."""
 
     data: dict[str, Any]

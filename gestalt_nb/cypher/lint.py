@@ -156,16 +156,6 @@ def _utf16(text: str, offset: int) -> int:
     return len(text[:offset].encode("utf-16-le")) // 2
 
 
-def _from_utf16(text: str, units: int) -> int:
-    """The str index of UTF-16 offset ``units`` in ``text``."""
-    count = 0
-    for index, char in enumerate(text):
-        if count >= units:
-            return index
-        count += 2 if ord(char) > 0xFFFF else 1
-    return len(text)
-
-
 def lint_cell(connection: Connection | None, source: str, split_line: Callable[[str], tuple[str, str]]) -> list[dict[str, Any]]:
     """The marks of a cell's query, with offsets (UTF-16) into the whole cell; [] for other cells."""
     found = cell_query(source, split_line)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import (
@@ -32,10 +32,6 @@ from ..errors import GestaltError, caret_excerpt
 from . import untyped
 from .ast_text import walk
 from .text import bracket_problem, mask, position
-
-if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
-    pass
-
 
 _WRITE_CLAUSES = {
     CreateClause: "CREATE",

@@ -24,7 +24,7 @@ from langchain_gestaltdb import ReadOnlyQueryError
 from ..errors import GestaltError, map_full, storage_problem
 from ..graph import ids, names
 from ..options import parse_bytes, settings
-from ..shorten import shorten
+from ..shorten import listing, shorten
 from . import reading, untyped
 from .ast_text import walk
 from .budget import Budget, over_budget_up_front, run_within
@@ -182,9 +182,8 @@ def _id_notes(rewritten: list[Any], found: bool) -> list[str]:
     """What the result says when integer ids were matched in their stored form."""
     if not rewritten:
         return []
-    shown = ", ".join(map(str, rewritten[:5])) + (", …" if len(rewritten) > 5 else "")
     return [
-        f"Integer id {shown} matched as stored ('{ids.PREFIX}{rewritten[0]}'); the query that ran is in Info."
+        f"Integer id {listing(rewritten, 5)} matched as stored ('{ids.PREFIX}{rewritten[0]}'); the query that ran is in Info."
         + (" No node has that integer id; if the ids are text, quote them: {id: '0'}." if not found else "")
     ]
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..display import Shown
+from ..display import Displayable
 from ..graph import values
 from ..graph.convert import AsGraph
 from ..graph.rows import Rows
@@ -31,7 +31,7 @@ class _Records:
 
 
 @dataclass(eq=False)
-class QueryResult(Shown, AsGraph):
+class QueryResult(Displayable, AsGraph):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.
 
     ``rows`` holds them in one compact form (see ``graph/rows.py``): ``records``, the whole JSON list, is

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from ..cypher.result import QueryResult
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
 
@@ -26,7 +26,7 @@ DEBOUNCE = 0.3
 MAX_WAIT = 2.0
 
 
-class Live(Shown):
+class Live(Displayable):
     """One live query on one connection; ``result`` is the newest run, ``reruns`` counts re-runs."""
 
     def __init__(

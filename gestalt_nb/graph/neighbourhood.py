@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from . import bookkeeping, catalog, names
 from .adapter import normalize
@@ -99,7 +99,7 @@ def relationship_types(db: Any) -> list[str]:
 
 
 @dataclass(eq=False)
-class SubgraphResult(Shown):
+class SubgraphResult(Displayable):
     """What ``query_subgraph`` found; nodes and edges in the adapter's JSON shape, in walk order."""
 
     nodes: list[dict[str, Any]]

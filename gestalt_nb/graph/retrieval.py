@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBRetriever, RetrievalHop
 
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from . import catalog
 from .convert import AsGraph
@@ -30,7 +30,7 @@ MAX_FANOUT = 100
 
 
 @dataclass(eq=False)
-class Retrieval(Shown, AsGraph):
+class Retrieval(Displayable, AsGraph):
     query: str
     documents: list[Document]
     connection: Connection

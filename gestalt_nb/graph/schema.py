@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from langchain_gestaltdb import GestaltDBGraph
 from langchain_gestaltdb._schema import _type_name  # the adapter's own names for property types
 
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from . import catalog
 from .subgraph import Edge, Node, Subgraph
@@ -40,7 +40,7 @@ PER_NAME = 20
 
 
 @dataclass(eq=False)
-class SchemaResult(Shown):
+class SchemaResult(Displayable):
     schema: dict[str, Any]
     alias: str
     label_counts: dict[str, int] = field(default_factory=dict)

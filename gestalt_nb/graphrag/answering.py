@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..agents.planner import broad_entities
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
@@ -42,7 +42,7 @@ class EntityNames(BaseModel):
 
 
 @dataclass(eq=False)
-class Answer(Shown):
+class Answer(Displayable):
     """An answer, the names and seeds it started from, the exact context sent, and the evidence drawn."""
 
     question: str

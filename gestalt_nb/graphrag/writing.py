@@ -15,7 +15,7 @@ from langchain_gestaltdb._ingestion import _digest
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
 from ..data.writes import kernel_shell
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph import names
 from ..graph.adapter import normalize
@@ -27,7 +27,7 @@ from .resolution import NORM_KEY, Merge, Resolver
 
 # -- the result ----------------------------------------------------------------------
 @dataclass(eq=False)
-class ExtractionResult(Shown):
+class ExtractionResult(Displayable):
     """What ``extract`` (or ``ingest``) did: graph documents, what was dropped and merged, what was written."""
 
     graph_documents: list[GraphDocument]

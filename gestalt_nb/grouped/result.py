@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
@@ -40,7 +40,7 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
 
 
 @dataclass(eq=False)
-class OverviewResult(Shown):
+class OverviewResult(Displayable):
     """The whole graph (or the part with the given labels and types) in groups; displays as a drawing of them."""
 
     compact: Compact

@@ -121,6 +121,7 @@ def namespace_id(namespace: tuple[str, ...]) -> str:
 
 
 def caption(text: str) -> str:
+    """At most CAPTION_BYTES of UTF-8 (a stored bound, in bytes, unlike ``shorten``'s characters), "…" when cut."""
     short = text.encode("utf-8")[:CAPTION_BYTES].decode("utf-8", "ignore")
     return short if short == text else short + "…"
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from ..cypher.result import QueryResult
-from ..display import Shown
+from ..display import Displayable
 from ..errors import GestaltError
 from ..graph import values
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
@@ -38,7 +38,7 @@ def parse_prefix(text: str | None) -> tuple[str, ...]:
 
 
 @dataclass(eq=False)
-class MemoryResult(Shown):
+class MemoryResult(Displayable):
     """The memories under ``prefix``: ``records`` (one per item), ``df``, ``subgraph`` (namespace
     tree, items, ``ABOUT`` entities), ``namespaces``, ``truncated`` when more than ``limit`` items exist."""
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..graphrag.answering import Answer
 from ..graphrag.writing import ExtractionResult
+from ..shorten import shorten
 from . import html as h
 from .graph_view import GraphView
 
@@ -30,8 +31,7 @@ class AnswerView(GraphView):
         if a.paths:
             rows.append(("path", "<br>".join(h.esc(" ".join(path)) for path in a.paths)))
         for number, source in enumerate(a.sources, start=1):
-            text = source["text"] if len(source["text"]) <= PASSAGE_CHARS else source["text"][:PASSAGE_CHARS] + " …"
-            rows.append((f"source [{number}]", h.esc(text)))
+            rows.append((f"source [{number}]", h.esc(shorten(source["text"], PASSAGE_CHARS))))
         return banner + h.key_values(rows)
 
     def page(self) -> Any:
@@ -51,7 +51,7 @@ class AnswerView(GraphView):
         a = self.answer
         lines = [f"Q: {a.question}", f"A: {a.answer}", f"seeds: {', '.join(a.seeds) or '(none)'}"]
         lines += [f"path: {' '.join(path)}" for path in a.paths]
-        lines += [f"[{n}] {s['text'][:PASSAGE_CHARS]}" for n, s in enumerate(a.sources, start=1)]
+        lines += [f"[{n}] {shorten(s['text'], PASSAGE_CHARS)}" for n, s in enumerate(a.sources, start=1)]
         return "\n".join([*lines, *a.notes, super().text()])
 
 
