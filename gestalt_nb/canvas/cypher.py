@@ -2,7 +2,9 @@
 
 Drawn means on the canvas now — after double-click expansions, ``add``, ``remove`` — less what the
 page last reported hidden. Every relationship pattern is typed (an untyped one reads every edge
-per node, see DESIGN.md). Ids are written in their stored form (an integer id ``0`` as
+per node, see DESIGN.md). Ids are written as JSON string literals with every character as itself
+(an emoji, a CJK ideograph) except the ones JSON escapes (quotes, backslashes, control characters),
+and types in backticks (a backtick doubled). Ids are written in their stored form (an integer id ``0`` as
 ``"__lc_int__:0"``, see :mod:`gestalt_nb.ids`), so the query means the same wherever it runs.
 
 Each branch starts from one node looked up by id and reads its drawn relationships by typed
@@ -27,6 +29,18 @@ from ..graph.subgraph import Subgraph
 QUERY_CHARS = 10_000
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _NODE = "RETURN n, null AS r, null AS m"
+
+
+#: Line breaks for ``str.splitlines`` (so for IPython's cell splitting) that JSON leaves unescaped.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def literal_text(value: Any) -> str:
+    """A Cypher literal for an id or a list of ids (also a ``-P`` value): JSON's escapes, which GestaltDB's
+    parser reads, with every character outside the Basic Multilingual Plane written as itself (``json.dumps``'
+    default writes an emoji as two surrogate escapes, which the engine rejects). Control characters, quotes,
+    backslashes and the line separators IPython splits a cell at stay escaped."""
+    return json.dumps(value, ensure_ascii=False).translate(_LINE_BREAKS)
 
 
 def _type(name: str) -> str:
@@ -74,7 +88,7 @@ class DrawingQuery(str):
     def cell(self) -> str:
         options = [f"--limit {self.rows}"] if self.rows > 1000 else []
         if self.params:
-            options.append("-P " + json.dumps(self.params, ensure_ascii=False))
+            options.append("-P " + literal_text(self.params))
         return "%%gcypher" + "".join(" " + option for option in options) + "\n" + str(self)
 
 
@@ -92,7 +106,7 @@ def _branches(alone: list[str], starts: dict[str, list[Any]], literal: bool) -> 
 
     def value(name: str, item: Any) -> str:
         if literal:
-            return json.dumps(item)
+            return literal_text(item)
         params[name] = item
         return "$" + name
 

@@ -3,19 +3,20 @@
 ``canvas.snapshot("svg")`` and the saved notebook's static picture (once a page has reported) use
 it, so the picture is the one the person looked at, not a new layout. One ``<circle>`` per visible
 node at its on-screen position (its ``data-id`` is the node id), relationships as lines between
-visible nodes, captions for up to ``CAPTIONS`` nodes. Every string from the graph is escaped with
-``html.escape`` (text and attribute values), so data never becomes markup.
+visible nodes, captions for up to ``CAPTIONS`` nodes. Every string from the graph goes through
+``xmltext.xml_text`` (text and attribute values), so data never becomes markup and a character XML
+forbids (a NUL in a caption) is shown as a visible stand-in: the picture always parses.
 """
 
 from __future__ import annotations
 
-import html
 from collections import Counter, defaultdict
 from typing import Any
 
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from . import caption
+from .xmltext import xml_text
 
 CAPTIONS = 150
 CAPTION_CHARS = 32
@@ -37,7 +38,7 @@ def _legend(subgraph: Subgraph, nodes: dict[str, Any], top: int) -> str:
         return ""
     items = "".join(
         f'<rect x="{8 + 120 * number}" y="{top + 6}" width="10" height="10" rx="5" fill="{colour}"/>'
-        f'<text x="{22 + 120 * number}" y="{top + 15}">{html.escape(label[:16])}</text>'
+        f'<text x="{22 + 120 * number}" y="{top + 15}">{xml_text(label[:16])}</text>'
         for number, (label, colour) in enumerate(picked[:8])
     )
     return f'<g fill="#24292f">{items}</g>'
@@ -61,12 +62,12 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
     circles, texts = [], []
     for node_id, (x, y, radius, colour) in nodes.items():
         ring = ' stroke="#24292f" stroke-width="2"' if node_id in subgraph.highlight_nodes else ""
-        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{html.escape(node_id, quote=True)}"{ring}/>')
+        circles.append(f'<circle cx="{x:g}" cy="{y:g}" r="{max(radius, 0.5):g}" fill="{colour}" data-id="{xml_text(node_id)}"{ring}/>')
         node = subgraph.nodes.get(node_id)
         if node is not None and len(nodes) <= CAPTIONS:
             text = caption(node_id, display_properties(node.properties), caption_property)
             text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
-            texts.append(f'<text x="{x:g}" y="{y + radius + 11:g}">{html.escape(text)}</text>')  # below: edges run sideways
+            texts.append(f'<text x="{x:g}" y="{y + radius + 11:g}">{xml_text(text)}</text>')  # below: edges run sideways
     body = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
         '<rect width="100%" height="100%" fill="#fff"/>',

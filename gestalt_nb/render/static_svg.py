@@ -2,13 +2,13 @@
 
 Positions come from a short vectorised force layout (numpy, deterministic); nodes are grouped by
 label so each colour is written once; all edges are one path; captions are escaped text. Every
-string from the graph is escaped with ``html.escape``; the picture is embedded as an ``<img>`` data
-URI by the views, so it cannot run script.
+string from the graph goes through ``xmltext.xml_text`` (``html.escape``, and characters XML forbids
+replaced visibly, so the picture always parses); the picture is embedded as an ``<img>`` data URI by
+the views, so it cannot run script.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections import defaultdict
 
@@ -17,6 +17,7 @@ import numpy as np
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from . import caption
+from .xmltext import xml_text
 from .palette import label_color
 
 CAPTION_CHARS = 24
@@ -103,9 +104,9 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
             x, y = place[node.id]
             text = caption(node.id, display_properties(node.properties), caption_property)
             text = text if len(text) <= CAPTION_CHARS else text[: CAPTION_CHARS - 1] + "…"
-            texts.append(f'<text x="{x}" y="{y + 16}">{html.escape(text)}</text>')
+            texts.append(f'<text x="{x}" y="{y + 16}">{xml_text(text)}</text>')
     legend = "".join(
-        f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{html.escape((label or "(no label)")[:16])}</text>'
+        f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{xml_text((label or "(no label)")[:16])}</text>'
         for number, (label, colour) in enumerate(list(labels.items())[:8])
     )
     body = [

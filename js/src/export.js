@@ -20,6 +20,13 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 10000);
 }
 
+// XML 1.0 forbids C0 controls (but tab, newline, CR), lone surrogates, U+FFFE/U+FFFF: the serializer writes
+// them raw and the file would not open. Shown instead: a control's picture (NUL as "\u2400"), else U+FFFD.
+const XML_FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export function xmlSafe(text) {
+  return String(text).replace(XML_FORBIDDEN, (ch) => (ch.charCodeAt(0) < 0x20 ? String.fromCharCode(0x2400 + ch.charCodeAt(0)) : "\uFFFD"));
+}
+
 function el(name, attrs) {
   const e = document.createElementNS(SVG_NS, name);
   for (const k of Object.keys(attrs || {})) e.setAttribute(k, String(attrs[k]));
@@ -41,11 +48,11 @@ export function svgOfScene(scene, font) {
   scene.ids.forEach((id, i) => {
     const x = scene.xy[2 * i], y = scene.xy[2 * i + 1], r = scene.r[i];
     const c = el("circle", { cx: x, cy: y, r, fill: scene.colors[scene.ci[i]] });
-    c.setAttribute("data-id", id); // setAttribute: the serializer escapes the value
+    c.setAttribute("data-id", xmlSafe(id)); // setAttribute: the serializer escapes the value
     nodes.appendChild(c);
     if (scene.ids.length <= SVG_CAPTIONS && scene.captions[i]) {
       const t = el("text", { x: x + r + 3, y: y + 4 });
-      t.textContent = scene.captions[i];
+      t.textContent = xmlSafe(scene.captions[i]);
       texts.appendChild(t);
     }
   });
