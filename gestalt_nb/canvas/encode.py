@@ -97,6 +97,19 @@ def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:
     return out
 
 
+def _keeps(predicate: Callable[[Node], Any], node: Node) -> bool:
+    """The person's ``filter(nodes=...)`` function on one node; its failure said as theirs, naming the node."""
+    try:
+        return bool(predicate(node))
+    except Exception as exc:  # noqa: BLE001 - any failure of the person's own function is reported as theirs
+        name = getattr(predicate, "__name__", "")
+        name = "" if name in ("", "<lambda>") else f" {name}"
+        raise GestaltError(
+            f"filter(nodes=...): your function{name} raised {type(exc).__name__}: {exc} on node {node.id!r} "
+            f"(labels {', '.join(node.labels) or 'none'}). Nothing was hidden; fix the function and call filter again."
+        ) from exc
+
+
 class ViewMethods:
     """Mixed into ``GraphCanvas``: style / layout / filter, each one delta."""
 
@@ -154,7 +167,7 @@ class ViewMethods:
         if types is not None:
             op["types"] = [types] if isinstance(types, str) else [str(item) for item in types]
         if nodes is not None:
-            op["hide"] = [node.id for node in self.subgraph.nodes.values() if not nodes(node)]
+            op["hide"] = [node.id for node in self.subgraph.nodes.values() if not _keeps(nodes, node)]
         self.view_state["filter"] = op if len(op) > 1 else None
         self._delta([op])
         return sum(1 for item in self.filtered() if item in self.subgraph.nodes)

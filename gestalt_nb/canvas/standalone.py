@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..render import write_page
 from . import bundle
 from .payload import Vocabulary, payload
 
@@ -91,5 +92,5 @@ def write(canvas: Any, path: str | Path | None = None) -> str:
     """The document; also written to ``path`` (UTF-8) when given."""
     document = page(canvas)
     if path is not None:
-        Path(path).write_text(document, encoding="utf-8")
+        write_page(path, document)
     return document

@@ -10,7 +10,7 @@ Cypher path has, ``.subgraph`` the path (highlighted), ``.df`` the row, ``show()
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError
 from ..graph import catalog
@@ -30,6 +30,19 @@ _FOLLOWED = {
     "out": "relationships followed only in their direction, from a towards b (direction='out')",
     "in": "relationships followed only against their direction (direction='in')",
 }
+
+
+def _type_names(types: Any) -> list[str] | None:
+    """``types`` as a list of relationship type names (None: every type); a clear error for anything else."""
+    if types is None or isinstance(types, str):
+        return None if types is None else [types]
+    try:
+        names = list(types)
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(name, str) for name in names):
+        raise GestaltError(f"types must be a relationship type name or a list of names (e.g. types=['KNOWS']), not {types!r}.")
+    return names
 
 
 def shortest_path(
@@ -54,8 +67,7 @@ def shortest_path(
         raise GestaltError(f"direction must be one of both, out, in — not {direction!r}.")
     if not isinstance(max_hops, int) or isinstance(max_hops, bool) or not 1 <= max_hops <= MAX_HOPS:
         raise GestaltError(f"max_hops must be a whole number from 1 to {MAX_HOPS:,}, not {max_hops!r}.")
-    if isinstance(types, str):
-        types = [types]
+    types = _type_names(types)
     db = connection.db
     ends = []
     for name, value in (("a", a), ("b", b)):

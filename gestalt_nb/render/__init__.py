@@ -13,8 +13,10 @@ import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
+from ..errors import GestaltError
 from ..options import Settings
 from ..options import settings as default_settings
 from ..graph.subgraph import Subgraph
@@ -68,9 +70,7 @@ class Drawing:
         """A standalone offline HTML page of this drawing (gestaltdb.viz); written to ``path`` if given."""
         page = self.figure.as_html()
         if path is not None:
-            from pathlib import Path
-
-            Path(path).write_text(page, encoding="utf-8")
+            write_page(path, page)
         return page
 
     @cached_property
@@ -125,6 +125,17 @@ class Drawing:
 
             return svg(canvas.subgraph, canvas.shown, caption_property=self.options.caption_property)
         return self._svg
+
+
+def write_page(path: Any, document: str) -> None:
+    """Write an HTML page (UTF-8) for ``to_html(path)``; a missing folder or a refused write is one clear line."""
+    target = Path(path)
+    try:
+        target.write_text(document, encoding="utf-8")
+    except OSError as exc:
+        why = "that folder does not exist" if not target.parent.is_dir() else (exc.strerror or type(exc).__name__).lower()
+        raise GestaltError(f"Cannot write the page to {str(target)!r}: {why}. Create the folder or pass another path; "
+                           "to_html() with no path returns the page as text.") from exc
 
 
 def render(subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None, **overrides: Any) -> Drawing:
