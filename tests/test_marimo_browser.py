@@ -150,6 +150,12 @@ def test_every_browser_session_draws_both_canvases(app, context):
     first.reload()  # and the first again, as a new session
     assert wait_drawn(first)[:2] == drawn[:2]
     print(f"\nmarimo: 3 sessions drew {drawn[:2]} nodes → {shot(second, 'second-session')}")
+    shown = second.evaluate_handle(f"() => ({CANVASES_JS})()[1]").as_element()  # gestalt_nb.show(result)
+    shown.scroll_into_view_if_needed()
+    second.wait_for_timeout(1500)
+    assert second.evaluate(f"() => ({CANVASES_JS})()[1].gestaltCanvas.nodesInView()") == drawn[1], "every node in view"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shown.screenshot(path=str(SHOTS / "marimo-show.png"))
     second.close()
     first.close()
     assert context.remote == [] and context.errors == [], (context.remote, context.errors)
