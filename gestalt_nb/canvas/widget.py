@@ -85,9 +85,9 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         size: str | None = None,
         layout: Any = None,
     ) -> None:
-        shared = bundle.shared()
-        super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), _key=uuid.uuid4().hex, height=height)
-        self._bundle_model = shared
+        traits = bundle.model_traits()  # the shared bundle model, or in marimo the bundle itself
+        super().__init__(**traits, _key=uuid.uuid4().hex, height=height)
+        self._bundle_model = bundle.shared() if traits["_bundle"] else None
         self.caption_property = caption_property
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self._click: list[NodeCallback] = []
