@@ -111,6 +111,10 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     radii = page.kernel_json("print(json.dumps({k: v[2] for k, v in whole.canvas.shown.nodes.items()}))")
     ids = [f"group:{n}" for n in range(kernel["groups"])]
     assert spearman([radii[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9
+    # the saved picture is the overview as the page showed it: one disc per group, area following members
+    saved = page.kernel_json("import xml.etree.ElementTree as _ET\n_svg = _ET.fromstring(whole.canvas.snapshot('svg'))\n"
+                             "print(json.dumps({c.get('data-id'): float(c.get('r')) for c in _svg.iter('{http://www.w3.org/2000/svg}circle')}))")
+    assert set(saved) == set(ids) and spearman([saved[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9
 
     # a click on a small group reaches Python with its id
     small = ids[-1]
