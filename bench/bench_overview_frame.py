@@ -121,14 +121,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--nodes", type=int, default=100_000)
+    parser.add_argument("--graph", type=Path, default=None, help="a graph built by an earlier run (built here when missing)")
     parser.add_argument("--shots", type=Path, default=None, help="save screenshots of the overview and the drilled group here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-overview-") as scratch, browser() as chromium:
         root = Path(scratch)
         started = time.perf_counter()
-        build(str(root / "graph"), args.nodes)
+        graph = args.graph or root / "graph"
+        if not (graph / "data.mdb").exists():
+            build(str(graph), args.nodes)
         print(f"loaded {args.nodes:,} nodes in {time.perf_counter() - started:.1f} s", flush=True)
-        notebook(root / "bench.ipynb", [SETUP.format(root=str(ROOT), db=str(root / "graph"))])
+        notebook(root / "bench.ipynb", [SETUP.format(root=str(ROOT), db=str(graph))])
         server = JupyterServer("lab", root=root).start()
         samples: dict[str, list[float]] = {"overview": [], "plain": [], "drill": []}
         which = ""
