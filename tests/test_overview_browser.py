@@ -108,6 +108,10 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     SHOTS.mkdir(parents=True, exist_ok=True)
     show_canvas(page)
     page.page.screenshot(path=str(SHOTS / f"overview-{frontend}.png"))
+    captions = hook(page, "h.labelSpots()")
+    biggest = sorted(range(kernel["groups"]), key=lambda n: -kernel["sizes"][n])[:8]
+    assert all(captions.get(f"group:{n}") for n in biggest), "the biggest groups' captions are drawn"
+    assert all("×" in captions[f"group:{n}"]["label"] for n in biggest[:3]), [captions[f"group:{n}"] for n in biggest[:3]]
     radii = page.kernel_json("print(json.dumps({k: v[2] for k, v in whole.canvas.shown.nodes.items()}))")
     ids = [f"group:{n}" for n in range(kernel["groups"])]
     assert spearman([radii[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9

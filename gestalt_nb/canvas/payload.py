@@ -115,7 +115,7 @@ class Vocabulary:
             item["h"] = 1
         if groups and (edge.source in groups or edge.target in groups):  # an overview's super-edge: drawn as wide as its count
             count = edge.properties.get("relationships")
-            if type(count) is int and count > 1:
+            if type(count) is int and count >= 1:
                 item["w"] = count
         properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}
         if properties:
@@ -125,6 +125,10 @@ class Vocabulary:
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes) for node in subgraph.nodes.values()]
         edges = [self.edge(edge, edge.id in subgraph.highlight_edges, subgraph.groups) for edge in subgraph.edges.values()]
+        if subgraph.groups:  # an overview's super-nodes: their captions are drawn first, always
+            for item, node_id in zip(nodes, subgraph.nodes):
+                if node_id in subgraph.groups:
+                    item["g"] = 1
         return nodes, edges
 
 

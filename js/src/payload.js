@@ -32,6 +32,7 @@ function nodeData(n) {
     L: Array.isArray(n.L) ? n.L.map((x) => str(x)) : null,
     h: n.h ? 1 : 0,
     p: n.p && typeof n.p === "object" ? n.p : null,
+    g: n.g ? 1 : 0, // an overview's super-node
   };
 }
 
@@ -41,7 +42,7 @@ function edgeData(e) {
     h: e.h ? 1 : 0,
     p: e.p && typeof e.p === "object" ? e.p : null,
     // an overview's super-edge: how many relationships it stands for (its width, log scale)
-    w: Number.isFinite(e.w) && e.w > 1 ? e.w : 0,
+    w: Number.isFinite(e.w) && e.w >= 1 ? e.w : 0,
   };
 }
 

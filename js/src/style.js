@@ -1,5 +1,5 @@
 // Display attributes (what sigma draws) and sigma settings / canvas drawing.
-import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLineProgram } from "sigma/rendering";
+import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from "sigma/rendering";
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
 import { parseColor, toHex } from "./theme.js";
@@ -96,7 +96,7 @@ export const styleMethods = {
       delete a.gapColor;
       delete a.zIndex;
     }
-    if (sel || (hl && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
+    if (sel || d.g || (hl && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
     else delete a.forceLabel;
     if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
@@ -117,8 +117,11 @@ export const styleMethods = {
       a.size = d.w ? this.edgeSize * Math.min(1 + 0.9 * Math.log10(d.w), 6) : this.edgeSize;
       delete a.type;
     }
+    // an overview's super-edge stands for relationships both ways and of mixed types: a band, no arrow
+    // head and no type drawn on it (its count and types are in its tooltip and the panel)
+    if (d.w && this.edgeType === "arrow") a.type = "band";
     if (this.edgeLabels) {
-      const type = d.y >= 0 ? this.types[d.y] : null;
+      const type = d.y >= 0 && !d.w ? this.types[d.y] : null;
       a.label = type !== undefined && type !== null ? clip(type, 40) : null;
       if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
@@ -163,7 +166,7 @@ export const styleMethods = {
       defaultEdgeType: this.edgeType,
       // only the programs this graph needs (each costs a shader compile)
       nodeProgramClasses: this.nodeType === "point" ? { point: NodePointProgram, ring: RingProgram } : { circle: NodeCircleProgram, ring: RingProgram },
-      edgeProgramClasses: this.edgeType === "arrow" ? { arrow: ArrowProgram } : { fast: EdgeLineProgram },
+      edgeProgramClasses: this.edgeType === "arrow" ? { arrow: ArrowProgram, band: EdgeRectangleProgram } : { fast: EdgeLineProgram },
       renderEdgeLabels: this.edgeLabels,
       enableEdgeEvents: E <= LIMITS.edgeEvents,
       hideEdgesOnMove: E > 30000,
@@ -225,7 +228,7 @@ export const styleMethods = {
   },
 
   // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is
-  spotCost(sc, key, rc) {
+  spotCost(sc, key, rc, crossing = 10) {
     let cost = 0;
     if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
     for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
@@ -234,11 +237,11 @@ export const styleMethods = {
       const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
       if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
     }
-    for (const g of sc.segs) if (segRect(g, rc)) cost += 10;
+    for (const g of sc.segs) if (segRect(g, rc)) cost += crossing;
     return cost;
   },
 
-  placeLabel(ctx, d, text, h) {
+  placeLabel(ctx, d, text, h, group = false) {
     const sc = this.frameScene();
     const gap = 3;
     // below / above are centred on the node but kept inside the canvas
@@ -255,7 +258,8 @@ export const styleMethods = {
       let best = null;
       for (const [x, y, pref] of spots(w)) {
         const rc = [x - 1, y, x + w + 1, y + h];
-        const cost = this.spotCost(sc, d.key, rc) + pref;
+        // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
+        const cost = this.spotCost(sc, d.key, rc, group ? 1 : 10) + pref;
         if (!best || cost < best.cost) best = { cost, x, y, rc, w };
       }
       // crossing a relationship is tolerable, covering a node or a caption is not
@@ -270,6 +274,22 @@ export const styleMethods = {
     return null;
   },
 
+  // A caption that fits across the middle of a disc (shortened to fit), or null.
+  fitInside(ctx, d, s) {
+    const room = d.size * 1.7;
+    let label = d.label;
+    for (let round = 0; round < 8 && label.length > 4; round++) {
+      const w = ctx.measureText(label).width;
+      if (w <= room) {
+        const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
+        return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
+      }
+      const keep = Math.max(4, Math.floor(label.replace(/…$/, "").length * Math.min(0.85, room / w)));
+      label = label.replace(/…$/, "").slice(0, keep) + "…";
+    }
+    return null;
+  },
+
   drawLabel(ctx, d, s) {
     if (!d.label) return;
     const t = this.theme;
@@ -277,7 +297,11 @@ export const styleMethods = {
     ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     let x, y, label = d.label;
     if (this.renderer && this.placing()) {
-      const spot = this.placeLabel(ctx, d, d.label, s.labelSize + 2);
+      // an overview's big disc takes its caption inside, where nothing else can take the spot
+      const group = !!(this.nd.get(d.key) || {}).g;
+      let spot = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
+      if (spot) this.frameScene().rects.push(spot.rc);
+      else spot = this.placeLabel(ctx, d, d.label, s.labelSize + 2, group);
       if (!this.spots) this.spots = new Map();
       this.spots.set(d.key, spot);
       if (!spot) return;
