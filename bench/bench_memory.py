@@ -5,9 +5,11 @@ Sections (``--sections``; all by default):
 * ``inmemory`` — put, get and prefix-search latency against InMemoryStore (below);
 * ``sqlite`` — against SqliteStore on a file (langgraph-checkpoint-sqlite): sequential put and
   get, prefix search (one user's namespace, ``limit=10``) with and without a value filter, and one
-  ``batch`` of 1,000 new puts, at each ``--sizes``; vector search (``index=``, the
+  ``batch`` of 1,000 new puts into existing namespaces (spread over 100 users) and into 10 new
+  namespaces (an agent that starts remembering new users), at each ``--sizes``; vector search (``index=``, the
   same embedding function for both) in one namespace of 100 items and across all namespaces, at
   ``--vector-size`` items. Targets: batch and vector search ≤ 2× SqliteStore.
+* ``batch`` — only the two batch rows of ``sqlite`` (quick: ``--sections batch --sizes 10000``);
 * ``async`` — 1,000 and 10,000 gathered ``aput`` then ``aget`` coroutines against
   AsyncSqliteStore (target ≤ 3×).
 
@@ -179,7 +181,7 @@ def interleave(stores: dict, make_action, runs: int) -> dict:
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
+def sqlite_rows(size: int, runs: int, ops: int, tmp: Path, batches_only: bool = False) -> list[tuple]:
     stores = {"sqlite": sqlite_store(tmp, f"s{size}"), "gestalt": gestalt_store(tmp, f"sg{size}")}
     for store in stores.values():
         fill(store, size)
@@ -189,6 +191,10 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
 
     def batch_of_puts(store, name, run):
         ops_ = [PutOp(("users", str(i % users), "memories"), f"b{run}.{i}", value(i)) for i in range(1000)]
+        return lambda: store.batch(ops_)
+
+    def batch_into_new_namespaces(store, name, run):
+        ops_ = [PutOp(("users", f"new{run}-{i % 10}", "memories"), f"k{i}", value(i)) for i in range(1000)]
         return lambda: store.batch(ops_)
 
     def sequential_puts(store, name, run):
@@ -207,9 +213,11 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
         picks = [str(rng.randrange(users)) for _ in range(ops)]
         return lambda: [store.search(("users", u), filter={"kind": "fact", "n": {"$gte": 10}}, limit=10) for u in picks]
 
-    for label, action, per in (("batch of 1,000 puts", batch_of_puts, 1), (f"put ×{ops}", sequential_puts, ops),
-                               (f"get ×{ops}", sequential_gets, ops), (f"search ×{ops}", searches, ops),
-                               (f"filtered search ×{ops}", filtered_searches, ops)):
+    cases = [("1,000 puts, existing ns", batch_of_puts, 1), ("1,000 puts, 10 new ns", batch_into_new_namespaces, 1)]
+    if not batches_only:
+        cases += [(f"put ×{ops}", sequential_puts, ops), (f"get ×{ops}", sequential_gets, ops),
+                  (f"search ×{ops}", searches, ops), (f"filtered search ×{ops}", filtered_searches, ops)]
+    for label, action, per in cases:
         medians = interleave(stores, action, runs)
         rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
     stores["gestalt"].close()
@@ -278,7 +286,7 @@ def print_rows(title: str, other: str, rows: list[tuple]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "async"])
+    parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "batch", "async"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--vector-size", type=int, default=10_000, help="items for the vector-search rows (0: skip them)")
     parser.add_argument("--gathered", type=int, nargs="+", default=[1_000, 10_000])
@@ -301,6 +309,10 @@ def main() -> None:
                 print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp)))
             if args.vector_size:
                 print_rows(title, "SqliteStore", vector_rows(args.vector_size, args.runs, Path(tmp)))
+        if "batch" in args.sections and "sqlite" not in args.sections:
+            title = f"batches against SqliteStore (SQLite {SQLITE.sqlite_version}): median per batch over {args.runs} interleaved samples"
+            for size in args.sizes:
+                print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp), batches_only=True))
         if "async" in args.sections:
             rows = asyncio.run(async_rows(args.gathered, max(3, args.runs // 2), Path(tmp)))
             print_rows("against AsyncSqliteStore: median wall time of the whole gather", "AsyncSqlite", rows)
