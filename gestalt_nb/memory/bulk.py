@@ -1,21 +1,25 @@
-"""A transaction's new item nodes and ``IN_NAMESPACE`` edges, written with one bulk call per kind.
+"""A transaction's new nodes and edges, written with one bulk call per kind.
 
 GestaltDB's ``put_node``/``put_edge`` read each entity again, serialise it through a recursive
 walk and encode every index key part by part. A memory item needs little of that: the store has
 read the old node already, its value is JSON text already (checked before the transaction), and
 when no property index applies to its properties its only index entry is its label's — the same
-key when the item is updated, so nothing to rewrite. ``Pending`` collects the nodes, edges, label
-and edge-type entries and typed-adjacency records of the puts and writes each kind with one call
-of the key-value store, inside the batch's transaction, whenever a read (or a second put of the
-same item) needs them written, and at the end. A node a property index applies
-to (a TTL's expiry, an item of the earlier layout, a person's own index), another serialiser than
-JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own code instead.
+key when the item is updated, so nothing to rewrite. ``Pending`` collects the nodes, edges
+(``IN_NAMESPACE`` and ``SUBNAMESPACE_OF``), label and edge-type entries and typed-adjacency
+records of the puts, and the new namespace nodes, and writes each kind with one call inside the
+batch's transaction (in LMDB, one ``putmulti`` of keys spelled out here and checked once per
+process against GestaltDB's own key functions), whenever a read (or a second put of the same
+item) needs them written, and at the end. Namespace nodes carry the range-indexed path, so they go
+through GestaltDB's own bulk ``put_nodes`` (its index maintenance, once per flush). A node a
+property index applies to (a TTL's expiry, an item of the earlier layout, a person's own index),
+another serialiser than JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own
+code instead.
 """
 
 from __future__ import annotations
 
 import json
-from base64 import urlsafe_b64encode
+from binascii import b2a_base64
 from json.encoder import encode_basestring_ascii as quote  # a JSON string, as json.dumps writes it
 from typing import Any
 
@@ -25,7 +29,7 @@ from gestaltdb.kvstores import LMDBTransactionStore
 from gestaltdb.serializers import JSONSerializer
 
 from ..graph.bookkeeping import IN_NAMESPACE
-from .codec import ITEM, TAG  # TAG: GestaltDB's serialiser escapes dicts that look like its tagged values
+from .codec import CAPTION_BYTES, ITEM, TAG, caption, link_id  # TAG: GestaltDB's serialiser escapes dicts that look like its tagged values
 
 _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
@@ -33,6 +37,7 @@ compact_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps's de
 
 
 _BASIC = ("namespace", "key", "name", "created_at", "updated_at")
+_ITEM_PROPERTIES = frozenset(_BASIC) | {"value"}
 
 
 def _head(node_id: str, props: dict[str, Any]) -> str:
@@ -49,31 +54,79 @@ def _head(node_id: str, props: dict[str, Any]) -> str:
 
 
 _PREFIXES: dict[tuple, bytes] = {}  # (index, parts) → its key prefix, checked once per process
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
+_SEP = b"\x1f"
+
+
+def _index_part(value: bytes) -> bytes:
+    """GestaltDB's ``_index_part`` of bytes (URL-safe base64 without padding) in two C calls."""
+    return b2a_base64(value, newline=False).translate(_URLSAFE).rstrip(b"=")
+
+
+def _lmdb(store: Any, name: str) -> Any:
+    """The LMDB sub-database ``name`` of a transaction's store, or None (another store, another GestaltDB)."""
+    if not isinstance(store, LMDBTransactionStore) or not hasattr(store, "txn"):
+        return None
+    return getattr(getattr(store, "parent", None), name, None)
 
 
 def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]]) -> None:
     """``store.put_index_entries_bulk(entries)``. In an LMDB transaction, each (index, parts) prefix is
     encoded once — by GestaltDB's own ``_index_prefix``, checked against its ``_index_key`` — and the
     entries go in with one ``putmulti``; any other store, format or an over-long key: GestaltDB's call."""
-    index_db = getattr(getattr(store, "parent", None), "index_db", None)
-    if not isinstance(store, LMDBTransactionStore) or index_db is None or not hasattr(kvstores, "_index_prefix"):
+    index_db = _lmdb(store, "index_db")
+    if index_db is None or not hasattr(kvstores, "_index_prefix"):
         store.put_index_entries_bulk(entries)
         return
     pairs = []
+    limit = kvstores.MAX_PORTABLE_INDEX_KEY_BYTES
     for name, parts, value in entries:
         prefix = _PREFIXES.get((name, *parts))
         if prefix is None:
             prefix = kvstores._index_prefix(name, parts)
-            if prefix + kvstores._index_part(value) != kvstores._index_key(name, parts, value):
+            if prefix + _index_part(value) != kvstores._index_key(name, parts, value):
                 store.put_index_entries_bulk(entries)
                 return
             _PREFIXES[(name, *parts)] = prefix
-        key = prefix + urlsafe_b64encode(value).rstrip(b"=")
-        if len(key) > kvstores.MAX_PORTABLE_INDEX_KEY_BYTES:
+        key = prefix + _index_part(value)
+        if len(key) > limit:
             store.put_index_entries_bulk(entries)  # raises GestaltDB's own error
             return
         pairs.append((key, value))
     store.txn.cursor(db=index_db).putmulti(pairs)
+
+
+_ADJACENCY_CHECKED: list[bool] = []  # whether GestaltDB's typed-adjacency keys are spelled as below
+
+
+def _adjacency_spelled_out() -> bool:
+    if not _ADJACENCY_CHECKED:
+        key = getattr(kvstores, "_typed_adjacency_key", None)
+        _ADJACENCY_CHECKED.append(key is not None and key("out", b"a", "T", b"e") == b"out\x1fa\x1fT\x1fe"
+                                  and key("in", b"b", "T", b"e") == b"in\x1fb\x1fT\x1fe")
+    return _ADJACENCY_CHECKED[0]
+
+
+def put_typed_adjacency(store: Any, records: list[tuple[bytes, bytes, str, bytes]]) -> None:
+    """``store.put_typed_adjacency_bulk(records)``, in LMDB as one ``putmulti`` of both directions."""
+    adjacency_db = _lmdb(store, "typed_adj_db")
+    if adjacency_db is None or not _adjacency_spelled_out():
+        store.put_typed_adjacency_bulk(records)
+        return
+    pairs = []
+    for source, target, edge_type, edge in records:
+        kind = _SEP + edge_type.encode("utf-8") + _SEP + edge
+        pairs.append((b"out\x1f" + source + kind, target))
+        pairs.append((b"in\x1f" + target + kind, source))
+    store.txn.cursor(db=adjacency_db).putmulti(pairs)
+
+
+def _put_records(store: Any, name: str, records: dict[bytes, bytes], fallback: Any) -> None:
+    table = _lmdb(store, name)
+    if table is None:
+        fallback(records)
+    else:
+        store.txn.cursor(db=table).putmulti(sorted(records.items()))
 
 
 def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
@@ -88,13 +141,16 @@ def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
 
 
 class Pending:
-    """What one call's puts write, until ``flush``."""
+    """What one transaction's puts write, until ``flush``."""
 
     def __init__(self, tx: GraphDB) -> None:
         self.tx = tx
         serializer = getattr(getattr(tx, "entity_serializer", None), "serializer", None)
         self.fast = type(serializer) is JSONSerializer and hasattr(tx, "_put_node_indexes") and hasattr(tx.store, "put_nodes_bulk")
         self.edges_fast = self.fast and "type" not in tx.indexed_edge_properties
+        # a new item's node, label entry and edge spelled out at once (``new_item``): no index on what an item holds
+        self.plain = self.edges_fast and not _ITEM_PROPERTIES & set(tx.indexed_node_properties)
+        self.namespaces: list[Node] = []
         self.nodes: dict[bytes, bytes] = {}
         self.entries: list[tuple[str, list[bytes], bytes]] = []
         self.edges: dict[bytes, bytes] = {}
@@ -105,6 +161,10 @@ class Pending:
         if any(name in props for name in indexed):
             return True
         return node is not None and (tuple(node.labels) != (ITEM,) or any(name in node.properties for name in indexed))
+
+    def namespace(self, node: Node) -> None:
+        """A new namespace node (GestaltDB's ``put_nodes`` writes it and its index entries at the flush)."""
+        self.namespaces.append(node)
 
     def node(self, node_id: str, props: dict[str, Any], value: Any, text: str | None, old: Node | None) -> None:
         """An item node with ``props`` and ``value`` (``text``: its JSON) replacing ``old`` (or new)."""
@@ -118,27 +178,50 @@ class Pending:
         if old is None:
             self.entries.append(("node_label", [_LABEL], key))
 
-    def link(self, edge_id: str, item: str, namespace: str) -> None:
-        """A new ``IN_NAMESPACE`` edge from an item to its namespace."""
+    def new_item(self, node_id: str, key: str, labels: str, stamp: str, text: str, namespace: str) -> bool:
+        """A new item with the basic properties only (``labels``: its namespace as a JSON list,
+        ``stamp``: its times, quoted), its label entry and its ``IN_NAMESPACE`` edge to ``namespace``;
+        False (nothing done) when it needs ``node`` and ``link``."""
+        if not self.plain or TAG in text:
+            return False
+        quoted_id, quoted_key = quote(node_id), quote(key)
+        name = quoted_key if len(key) <= CAPTION_BYTES and key.isascii() else quote(caption(key))
+        record = (f'{{"id":{quoted_id},"labels":["{ITEM}"],"properties":{{"namespace":{labels},"key":{quoted_key},'
+                  f'"name":{name},"created_at":{stamp},"updated_at":{stamp},"value":{text}}}}}')
+        node = node_id.encode("utf-8")
+        self.nodes[node] = record.encode("utf-8")
+        edge_id = link_id(node_id)
+        edge = edge_id.encode("utf-8")
+        self.edges[edge] = (f'{{"id":{quote(edge_id)},"source":{quoted_id},"target":{quote(namespace)},'
+                            f'"properties":{{"type":"{IN_NAMESPACE}"}}}}').encode("utf-8")
+        self.typed.append((node, namespace.encode("utf-8"), IN_NAMESPACE, edge))
+        self.entries.append(("node_label", [_LABEL], node))
+        self.entries.append(("edge_type", [_TYPE], edge))
+        return True
+
+    def link(self, edge_id: str, source: str, target: str, edge_type: str = IN_NAMESPACE) -> None:
+        """A new edge (an item's ``IN_NAMESPACE``, a namespace's ``SUBNAMESPACE_OF``) with only its type."""
         if not self.edges_fast:
-            self.tx.put_edge(Edge(edge_id, item, namespace, properties={"type": IN_NAMESPACE}), update_adjacency=False)
+            self.tx.put_edge(Edge(edge_id, source, target, properties={"type": edge_type}), update_adjacency=False)
             return
         key = edge_id.encode("utf-8")
-        record = f'{{"id":{quote(edge_id)},"source":{quote(item)},"target":{quote(namespace)},"properties":{{"type":"{IN_NAMESPACE}"}}}}'
+        record = f'{{"id":{quote(edge_id)},"source":{quote(source)},"target":{quote(target)},"properties":{{"type":{quote(edge_type)}}}}}'
         self.edges[key] = record.encode("utf-8")
-        self.typed.append((item.encode("utf-8"), namespace.encode("utf-8"), IN_NAMESPACE, key))
-        self.entries.append(("edge_type", [_TYPE], key))
+        self.typed.append((source.encode("utf-8"), target.encode("utf-8"), edge_type, key))
+        self.entries.append(("edge_type", [_TYPE if edge_type == IN_NAMESPACE else edge_type.encode("utf-8")], key))
 
     def flush(self) -> None:
-        store = self.tx.store
+        tx = self.tx
+        store = tx.store
+        if self.namespaces:
+            tx.put_nodes(self.namespaces)
         if self.nodes:
-            store.put_nodes_bulk(self.nodes)
+            _put_records(store, "nodes_db", self.nodes, store.put_nodes_bulk)
         if self.edges:
-            store.put_edges_bulk(self.edges)
-            store.put_typed_adjacency_bulk(self.typed)
-            counts = getattr(self.tx, "_update_typed_adjacency_count_cache", None)
-            if counts is not None:
-                counts(self.typed, 1)
+            _put_records(store, "edges_db", self.edges, store.put_edges_bulk)
+            put_typed_adjacency(store, self.typed)
+            if getattr(tx, "_typed_adjacency_count_cache", None):  # only counts this transaction cached so far
+                tx._update_typed_adjacency_count_cache(self.typed, 1)
         if self.entries:
             put_index_entries(store, self.entries)
-        self.nodes, self.entries, self.edges, self.typed = {}, [], {}, []
+        self.namespaces, self.nodes, self.entries, self.edges, self.typed = [], {}, [], {}, []
