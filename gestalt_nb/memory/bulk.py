@@ -56,6 +56,7 @@ def _head(node_id: str, props: dict[str, Any]) -> str:
 _PREFIXES: dict[tuple, bytes] = {}  # (index, parts) → its key prefix, checked once per process
 _URLSAFE = bytes.maketrans(b"+/", b"-_")
 _SEP = b"\x1f"
+_IN_KIND = b"\x1f" + IN_NAMESPACE.encode("utf-8") + b"\x1f"
 
 
 def _index_part(value: bytes) -> bytes:
@@ -70,6 +71,18 @@ def _lmdb(store: Any, name: str) -> Any:
     return getattr(getattr(store, "parent", None), name, None)
 
 
+def index_prefix(name: str, parts: list[bytes]) -> bytes | None:
+    """The key prefix of GestaltDB's index ``name`` over ``parts``, checked against its ``_index_key``
+    once per process (None: this GestaltDB spells index keys otherwise)."""
+    prefix = _PREFIXES.get((name, *parts))
+    if prefix is None and hasattr(kvstores, "_index_prefix"):
+        prefix = kvstores._index_prefix(name, parts)
+        if prefix + _index_part(b"id-1") != kvstores._index_key(name, parts, b"id-1"):
+            return None
+        _PREFIXES[(name, *parts)] = prefix
+    return prefix
+
+
 def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]]) -> None:
     """``store.put_index_entries_bulk(entries)``. In an LMDB transaction, each (index, parts) prefix is
     encoded once — by GestaltDB's own ``_index_prefix``, checked against its ``_index_key`` — and the
@@ -81,16 +94,10 @@ def put_index_entries(store: Any, entries: list[tuple[str, list[bytes], bytes]])
     pairs = []
     limit = kvstores.MAX_PORTABLE_INDEX_KEY_BYTES
     for name, parts, value in entries:
-        prefix = _PREFIXES.get((name, *parts))
-        if prefix is None:
-            prefix = kvstores._index_prefix(name, parts)
-            if prefix + _index_part(value) != kvstores._index_key(name, parts, value):
-                store.put_index_entries_bulk(entries)
-                return
-            _PREFIXES[(name, *parts)] = prefix
-        key = prefix + _index_part(value)
-        if len(key) > limit:
-            store.put_index_entries_bulk(entries)  # raises GestaltDB's own error
+        prefix = index_prefix(name, parts)
+        key = prefix + _index_part(value) if prefix is not None else b""
+        if prefix is None or len(key) > limit:
+            store.put_index_entries_bulk(entries)  # GestaltDB's own keys (and its error for an over-long one)
             return
         pairs.append((key, value))
     store.txn.cursor(db=index_db).putmulti(pairs)
@@ -150,11 +157,17 @@ class Pending:
         self.edges_fast = self.fast and "type" not in tx.indexed_edge_properties
         # a new item's node, label entry and edge spelled out at once (``new_item``): no index on what an item holds
         self.plain = self.edges_fast and not _ITEM_PROPERTIES & set(tx.indexed_node_properties)
+        # in LMDB, a new item's index and adjacency records as the key/value pairs GestaltDB would write
+        label, kind = index_prefix("node_label", [_LABEL]), index_prefix("edge_type", [_TYPE])
+        self.keys = (label, kind) if label and kind and _lmdb(tx.store, "index_db") is not None and _adjacency_spelled_out() else None
+        self.index_pairs: list[tuple[bytes, bytes]] = []
+        self.adjacency_pairs: list[tuple[bytes, bytes]] = []
+        self.typed: list[tuple[bytes, bytes, str, bytes]] = []  # every new edge's (source, target, type, id)
+        self.linked: list[tuple[bytes, bytes, str, bytes]] = []  # those whose adjacency is not in adjacency_pairs
         self.namespaces: list[Node] = []
         self.nodes: dict[bytes, bytes] = {}
         self.entries: list[tuple[str, list[bytes], bytes]] = []
         self.edges: dict[bytes, bytes] = {}
-        self.typed: list[tuple[bytes, bytes, str, bytes]] = []
 
     def _indexed(self, node: Node | None, props: dict[str, Any]) -> bool:
         indexed = self.tx.indexed_node_properties
@@ -194,9 +207,18 @@ class Pending:
         edge = edge_id.encode("utf-8")
         self.edges[edge] = (f'{{"id":{quote(edge_id)},"source":{quoted_id},"target":{quote(namespace)},'
                             f'"properties":{{"type":"{IN_NAMESPACE}"}}}}').encode("utf-8")
-        self.typed.append((node, namespace.encode("utf-8"), IN_NAMESPACE, edge))
-        self.entries.append(("node_label", [_LABEL], node))
-        self.entries.append(("edge_type", [_TYPE], edge))
+        target = namespace.encode("utf-8")
+        self.typed.append((node, target, IN_NAMESPACE, edge))
+        if self.keys is None:
+            self.linked.append(self.typed[-1])
+            self.entries.append(("node_label", [_LABEL], node))
+            self.entries.append(("edge_type", [_TYPE], edge))
+            return True
+        # item and edge ids hold at most ~130 bytes, so these keys stay far below GestaltDB's 511-byte limit
+        self.index_pairs.append((self.keys[0] + _index_part(node), node))
+        self.index_pairs.append((self.keys[1] + _index_part(edge), edge))
+        self.adjacency_pairs.append((b"out\x1f" + node + _IN_KIND + edge, target))
+        self.adjacency_pairs.append((b"in\x1f" + target + _IN_KIND + edge, node))
         return True
 
     def link(self, edge_id: str, source: str, target: str, edge_type: str = IN_NAMESPACE) -> None:
@@ -208,6 +230,7 @@ class Pending:
         record = f'{{"id":{quote(edge_id)},"source":{quote(source)},"target":{quote(target)},"properties":{{"type":{quote(edge_type)}}}}}'
         self.edges[key] = record.encode("utf-8")
         self.typed.append((source.encode("utf-8"), target.encode("utf-8"), edge_type, key))
+        self.linked.append(self.typed[-1])
         self.entries.append(("edge_type", [_TYPE if edge_type == IN_NAMESPACE else edge_type.encode("utf-8")], key))
 
     def flush(self) -> None:
@@ -219,9 +242,15 @@ class Pending:
             _put_records(store, "nodes_db", self.nodes, store.put_nodes_bulk)
         if self.edges:
             _put_records(store, "edges_db", self.edges, store.put_edges_bulk)
-            put_typed_adjacency(store, self.typed)
+            if self.adjacency_pairs:  # new items' records, spelled out in new_item
+                store.txn.cursor(db=store.parent.typed_adj_db).putmulti(self.adjacency_pairs)
+            if self.linked:
+                put_typed_adjacency(store, self.linked)
             if getattr(tx, "_typed_adjacency_count_cache", None):  # only counts this transaction cached so far
                 tx._update_typed_adjacency_count_cache(self.typed, 1)
+        if self.index_pairs:
+            store.txn.cursor(db=store.parent.index_db).putmulti(self.index_pairs)
         if self.entries:
             put_index_entries(store, self.entries)
         self.namespaces, self.nodes, self.entries, self.edges, self.typed = [], {}, [], {}, []
+        self.index_pairs, self.adjacency_pairs, self.linked = [], [], []

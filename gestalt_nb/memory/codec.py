@@ -253,20 +253,24 @@ def _verified(nodes: Iterator[Node | None], prefix: tuple[str, ...], exact: bool
             yield node
 
 
-def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -> Iterator[Node]:
+def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False, legacy: bool = True) -> Iterator[Node]:
     """Item nodes whose namespace starts with (or, ``exact``, equals) ``prefix``, in path order.
 
-    A range of item ids (and, for items of the earlier layout, of the path index, merged in), then
-    each node verified, so cut paths and hashes can never let a wrong item through.
+    A range of item ids (and, for items of the earlier layout — ``legacy=False``: none are stored —
+    of the path index, merged in), then each node verified, so cut paths and hashes can never let a
+    wrong item through.
     """
     encoded = encode_namespace(prefix) + ("." if exact else "")
     ordered = _verified(_id_range(db, encoded), prefix, exact)
-    legacy = _verified((db.get_node(node_id) for node_id in _range(db, ITEM, encoded)), prefix, exact)
-    first = next(legacy, None)
+    if not legacy:
+        yield from ordered
+        return
+    earlier = _verified((db.get_node(node_id) for node_id in _range(db, ITEM, encoded)), prefix, exact)
+    first = next(earlier, None)
     if first is None:
         yield from ordered
         return
-    yield from heapq.merge(ordered, itertools.chain([first], legacy), key=_order)
+    yield from heapq.merge(ordered, itertools.chain([first], earlier), key=_order)
 
 
 def namespaces_under(db: GraphDB, prefix: tuple[str, ...]) -> Iterator[Node]:

@@ -210,7 +210,7 @@ class Writes:
             if len(namespace) > 1:
                 parent = self._ensure_namespace(tx, namespace[:-1], batch, pending)
                 pending.link(f"__memsub:{node_id[8:]}", node_id, parent, SUBNAMESPACE_OF)
-            if next(items_under(tx, namespace, exact=True), None) is None:  # items whose namespace node was deleted
+            if next(items_under(tx, namespace, exact=True, legacy=batch.legacy), None) is None:  # items whose namespace node was deleted
                 batch.fresh.add(namespace)
         batch.namespaces[namespace] = node_id
         return node_id
