@@ -133,7 +133,7 @@ def _put_records(store: Any, name: str, records: dict[bytes, bytes], fallback: A
     if table is None:
         fallback(records)
     else:
-        store.txn.cursor(db=table).putmulti(sorted(records.items()))
+        store.txn.cursor(db=table).putmulti(records.items())
 
 
 def write_node(tx: GraphDB, node: Node, old: Node | None) -> None:
