@@ -29,7 +29,7 @@ from gestaltdb.kvstores import LMDBTransactionStore
 from gestaltdb.serializers import JSONSerializer
 
 from ..graph.bookkeeping import IN_NAMESPACE
-from .codec import CAPTION_BYTES, ITEM, TAG, caption, link_id  # TAG: GestaltDB's serialiser escapes dicts that look like its tagged values
+from .codec import CAPTION_BYTES, ITEM, ITEM_IDS, TAG, caption  # TAG: GestaltDB's serialiser escapes dicts that look like its tagged values
 
 _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
@@ -164,6 +164,7 @@ class Pending:
         self.adjacency_pairs: list[tuple[bytes, bytes]] = []
         self.typed: list[tuple[bytes, bytes, str, bytes]] = []  # every new edge's (source, target, type, id)
         self.linked: list[tuple[bytes, bytes, str, bytes]] = []  # those whose adjacency is not in adjacency_pairs
+        self._targets: dict[str, tuple[bytes, str, bytes]] = {}
         self.namespaces: list[Node] = []
         self.nodes: dict[bytes, bytes] = {}
         self.entries: list[tuple[str, list[bytes], bytes]] = []
@@ -195,19 +196,17 @@ class Pending:
         """A new item with the basic properties only (``labels``: its namespace as a JSON list,
         ``stamp``: its times, quoted), its label entry and its ``IN_NAMESPACE`` edge to ``namespace``;
         False (nothing done) when it needs ``node`` and ``link``."""
-        if not self.plain or TAG in text:
+        if not self.plain or TAG in text or not node_id.startswith(ITEM_IDS):
             return False
-        quoted_id, quoted_key = quote(node_id), quote(key)
+        quoted_id, quoted_key = quote(node_id), quote(key)  # quoted_id: '"__mem2:…'
         name = quoted_key if len(key) <= CAPTION_BYTES and key.isascii() else quote(caption(key))
-        record = (f'{{"id":{quoted_id},"labels":["{ITEM}"],"properties":{{"namespace":{labels},"key":{quoted_key},'
-                  f'"name":{name},"created_at":{stamp},"updated_at":{stamp},"value":{text}}}}}')
         node = node_id.encode("utf-8")
-        self.nodes[node] = record.encode("utf-8")
-        edge_id = link_id(node_id)
-        edge = edge_id.encode("utf-8")
-        self.edges[edge] = (f'{{"id":{quote(edge_id)},"source":{quoted_id},"target":{quote(namespace)},'
+        self.nodes[node] = (f'{{"id":{quoted_id},"labels":["{ITEM}"],"properties":{{"namespace":{labels},"key":{quoted_key},'
+                            f'"name":{name},"created_at":{stamp},"updated_at":{stamp},"value":{text}}}}}').encode("utf-8")
+        edge = b"__memin" + node[5:]  # codec.link_id
+        target, quoted_target, inward = self._targets.get(namespace) or self._target(namespace)
+        self.edges[edge] = (f'{{"id":"__memin{quoted_id[6:]},"source":{quoted_id},"target":{quoted_target},'
                             f'"properties":{{"type":"{IN_NAMESPACE}"}}}}').encode("utf-8")
-        target = namespace.encode("utf-8")
         self.typed.append((node, target, IN_NAMESPACE, edge))
         if self.keys is None:
             self.linked.append(self.typed[-1])
@@ -215,11 +214,15 @@ class Pending:
             self.entries.append(("edge_type", [_TYPE], edge))
             return True
         # item and edge ids hold at most ~130 bytes, so these keys stay far below GestaltDB's 511-byte limit
-        self.index_pairs.append((self.keys[0] + _index_part(node), node))
-        self.index_pairs.append((self.keys[1] + _index_part(edge), edge))
-        self.adjacency_pairs.append((b"out\x1f" + node + _IN_KIND + edge, target))
-        self.adjacency_pairs.append((b"in\x1f" + target + _IN_KIND + edge, node))
+        self.index_pairs += ((self.keys[0] + _index_part(node), node), (self.keys[1] + _index_part(edge), edge))
+        self.adjacency_pairs += ((b"out\x1f" + node + _IN_KIND + edge, target), (inward + edge, node))
         return True
+
+    def _target(self, namespace: str) -> tuple[bytes, str, bytes]:
+        """A namespace node's id as bytes, as JSON, and the start of its inward adjacency keys."""
+        target = namespace.encode("utf-8")
+        found = self._targets[namespace] = (target, quote(namespace), b"in\x1f" + target + _IN_KIND)
+        return found
 
     def link(self, edge_id: str, source: str, target: str, edge_type: str = IN_NAMESPACE) -> None:
         """A new edge (an item's ``IN_NAMESPACE``, a namespace's ``SUBNAMESPACE_OF``) with only its type."""
