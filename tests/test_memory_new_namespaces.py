@@ -121,3 +121,32 @@ def test_a_put_without_a_namespace_is_refused_clearly(tmp_path):
     with pytest.raises(GestaltError, match="namespace of at least one label"):
         store.batch([PutOp((), "k", {"v": 1})])
     db.close()
+
+
+def test_put_values_read_back_as_json_writes_them(tmp_path):
+    """Values are encoded with orjson where it reads back as json's text does, else with json."""
+    import math
+
+    db = make_db(tmp_path / "g")
+    store = GestaltStore(db)
+    values = {
+        "plain": {"text": "memory", "n": 3, "f": 0.1, "big": 1e16, "neg": -0.0, "t": True, "l": [1, [2, {"x": "y"}]]},
+        "unicode": {"s": "é\u2028\x00\"\\ \U0001f600", "k\u00fc": "v"},
+        "null": {"nothing": None},
+        "nan": {"n": math.nan, "inf": math.inf},  # orjson would write null: json's NaN/Infinity are kept
+        "huge": {"n": 2**70, "m": -(2**65)},  # past orjson's 64 bits
+        "int keys": {"d": {1: "one", 2.5: "x"}},  # json writes the keys as strings
+        "surrogate": {"s": "\ud800"},
+        "tuple": {"t": (1, 2)},
+    }
+    store.batch([PutOp(("v",), key, value) for key, value in values.items()])
+    for key, value in values.items():
+        got = store.get(("v",), key).value
+        expected = json.loads(json.dumps(value))
+        if key == "nan":
+            assert math.isnan(got["n"]) and got["inf"] == math.inf
+        else:
+            assert got == expected, key
+    with pytest.raises(GestaltError, match="not JSON"):
+        store.put(("v",), "when", {"when": datetime.now()})
+    db.close()

@@ -23,7 +23,7 @@ from typing import Any
 from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, Op, PutOp, SearchOp, validate_op_namespace
 
 from ..errors import GestaltError
-from .bulk import compact_json
+from .bulk import value_json
 from .codec import as_namespace
 
 
@@ -64,7 +64,7 @@ def prepare(ops: Iterable[Op]) -> tuple[list[Op], dict[tuple[tuple[str, ...], st
         texts.pop(place, None)
         if op.value is not None:
             try:
-                texts[place] = compact_json(op.value)  # checked here, written as is
+                texts[place] = value_json(op.value)  # checked here, written as is
             except (TypeError, ValueError) as exc:
                 raise GestaltError(f"The value for key {op.key!r} is not JSON: {exc}. Store JSON-compatible values.") from exc
         puts[place] = op  # the last put of a key wins, as in InMemoryStore

@@ -35,6 +35,29 @@ _LABEL = ITEM.encode("utf-8")
 _TYPE = IN_NAMESPACE.encode("utf-8")
 compact_json = json.JSONEncoder(separators=(",", ":")).encode  # json.dumps's defaults, without the spaces
 
+try:  # SqliteStore's encoder (installed with LangGraph), ~4× faster than json for a put value
+    import orjson
+
+    # datetimes, dataclasses and subclasses of str/int/dict/list are left to json, which refuses or writes them as before
+    _ORJSON = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+except ImportError:  # pragma: no cover - LangGraph brings it
+    orjson = None
+
+
+def value_json(value: Any) -> str:
+    """A put value as JSON text: orjson's where it reads back the same as json's (no ``null``, which
+    orjson also writes for NaN and infinities), else ``compact_json`` (big integers, non-string keys,
+    NaN, lone surrogates, and the types json refuses — a TypeError/ValueError as from json)."""
+    if orjson is not None:
+        try:
+            raw = orjson.dumps(value, option=_ORJSON)
+        except TypeError:  # orjson.JSONEncodeError included
+            pass
+        else:
+            if b"null" not in raw:
+                return raw.decode("utf-8")
+    return compact_json(value)
+
 
 _BASIC = ("namespace", "key", "name", "created_at", "updated_at")
 _ITEM_PROPERTIES = frozenset(_BASIC) | {"value"}
