@@ -162,23 +162,29 @@ def median_of(samples: dict, name: str) -> float:
     return statistics.median(samples[name])
 
 
-def timed(action) -> float:
+def timed(action) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one call (CPU leaves out waiting for fsync and for the other cores' load)."""
     gc.collect()
     gc.disable()
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         action()
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
     finally:
         gc.enable()
 
 
-def interleave(stores: dict, make_action, runs: int) -> dict:
+CPU: dict[tuple[str, str], float] = {}  # (row label, store) → median CPU seconds of the last interleave
+
+
+def interleave(stores: dict, make_action, runs: int, label: str = "") -> dict:
     samples = {name: [] for name in stores}
     for run in range(runs):
         for name, store in stores.items():
             samples[name].append(timed(make_action(store, name, run)))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    for name, values in samples.items():
+        CPU[(label, name)] = statistics.median(cpu for _, cpu in values)
+    return {name: statistics.median(wall for wall, _ in values) for name, values in samples.items()}
 
 
 def sqlite_rows(size: int, runs: int, ops: int, tmp: Path, batches_only: bool = False) -> list[tuple]:
@@ -218,7 +224,7 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path, batches_only: bool = 
         cases += [(f"put ×{ops}", sequential_puts, ops), (f"get ×{ops}", sequential_gets, ops),
                   (f"search ×{ops}", searches, ops), (f"filtered search ×{ops}", filtered_searches, ops)]
     for label, action, per in cases:
-        medians = interleave(stores, action, runs)
+        medians = interleave(stores, action, runs, label)
         rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
     stores["gestalt"].close()
     return rows
@@ -278,10 +284,13 @@ async def async_rows(counts: list[int], runs: int, tmp: Path) -> list[tuple]:
 
 
 def print_rows(title: str, other: str, rows: list[tuple]) -> None:
+    """Wall-clock medians and their ratio; the CPU-time ratio too where it was measured."""
     print(f"\n{title}", flush=True)
-    print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7}")
+    print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7} {'CPU ratio':>10}")
     for where, label, theirs, ours in rows:
-        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}×", flush=True)
+        cpu = [CPU.get((label, name)) for name in ("sqlite", "gestalt")]
+        cpu_ratio = f"{cpu[1] / cpu[0]:>9.2f}×" if all(cpu) else ""
+        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}× {cpu_ratio:>10}", flush=True)
 
 
 def main() -> None:
