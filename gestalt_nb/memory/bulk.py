@@ -183,15 +183,19 @@ class Pending:
         # in LMDB, a new item's index and adjacency records as the key/value pairs GestaltDB would write
         label, kind = index_prefix("node_label", [_LABEL]), index_prefix("edge_type", [_TYPE])
         self.keys = (label, kind) if label and kind and _lmdb(tx.store, "index_db") is not None and _adjacency_spelled_out() else None
-        self.index_pairs: list[tuple[bytes, bytes]] = []
-        self.adjacency_pairs: list[tuple[bytes, bytes]] = []
-        self.typed: list[tuple[bytes, bytes, str, bytes]] = []  # every new edge's (source, target, type, id)
-        self.linked: list[tuple[bytes, bytes, str, bytes]] = []  # those whose adjacency is not in adjacency_pairs
-        self._targets: dict[str, tuple[bytes, str, bytes]] = {}
+        self.new: list[tuple[str, str, str, str, str, str]] = []  # new items, spelled out at the flush
+        self.new_ids: set[str] = set()
         self.namespaces: list[Node] = []
         self.nodes: dict[bytes, bytes] = {}
-        self.entries: list[tuple[str, list[bytes], bytes]] = []
         self.edges: dict[bytes, bytes] = {}
+        self.entries: list[tuple[str, list[bytes], bytes]] = []  # index entries as GestaltDB's bulk call takes them
+        self.linked: list[tuple[bytes, bytes, str, bytes]] = []  # typed adjacency records as GestaltDB's bulk call takes them
+        self.index_pairs: list[tuple[bytes, bytes]] = []  # and the new items', as LMDB keys and values
+        self.adjacency_pairs: list[tuple[bytes, bytes]] = []
+
+    def holds(self, node_id: str) -> bool:
+        """Whether this item node waits here (a read of it needs a flush first)."""
+        return node_id in self.new_ids or node_id.encode("utf-8") in self.nodes
 
     def _indexed(self, node: Node | None, props: dict[str, Any]) -> bool:
         indexed = self.tx.indexed_node_properties
@@ -221,31 +225,39 @@ class Pending:
         False (nothing done) when it needs ``node`` and ``link``."""
         if not self.plain or TAG in text or not node_id.startswith(ITEM_IDS):
             return False
-        quoted_id, quoted_key = quote(node_id), quote(key)  # quoted_id: '"__mem2:…'
-        name = quoted_key if len(key) <= CAPTION_BYTES and key.isascii() else quote(caption(key))
-        node = node_id.encode("utf-8")
-        self.nodes[node] = (f'{{"id":{quoted_id},"labels":["{ITEM}"],"properties":{{"namespace":{labels},"key":{quoted_key},'
-                            f'"name":{name},"created_at":{stamp},"updated_at":{stamp},"value":{text}}}}}').encode("utf-8")
-        edge = b"__memin" + node[5:]  # codec.link_id
-        target, quoted_target, inward = self._targets.get(namespace) or self._target(namespace)
-        self.edges[edge] = (f'{{"id":"__memin{quoted_id[6:]},"source":{quoted_id},"target":{quoted_target},'
-                            f'"properties":{{"type":"{IN_NAMESPACE}"}}}}').encode("utf-8")
-        self.typed.append((node, target, IN_NAMESPACE, edge))
-        if self.keys is None:
-            self.linked.append(self.typed[-1])
-            self.entries.append(("node_label", [_LABEL], node))
-            self.entries.append(("edge_type", [_TYPE], edge))
-            return True
-        # item and edge ids hold at most ~130 bytes, so these keys stay far below GestaltDB's 511-byte limit
-        self.index_pairs += ((self.keys[0] + _index_part(node), node), (self.keys[1] + _index_part(edge), edge))
-        self.adjacency_pairs += ((b"out\x1f" + node + _IN_KIND + edge, target), (inward + edge, node))
+        self.new.append((node_id, key, labels, stamp, text, namespace))
+        self.new_ids.add(node_id)
         return True
 
-    def _target(self, namespace: str) -> tuple[bytes, str, bytes]:
-        """A namespace node's id as bytes, as JSON, and the start of its inward adjacency keys."""
-        target = namespace.encode("utf-8")
-        found = self._targets[namespace] = (target, quote(namespace), b"in\x1f" + target + _IN_KIND)
-        return found
+    def _spell_new(self) -> None:
+        """The new items' records: node, edge, label and type entries, typed adjacency both ways."""
+        nodes, edges, keys = self.nodes, self.edges, self.keys
+        index, adjacency = self.index_pairs, self.adjacency_pairs
+        targets: dict[str, tuple[bytes, str, bytes]] = {}
+        for node_id, key, labels, stamp, text, namespace in self.new:
+            quoted_id, quoted_key = quote(node_id), quote(key)  # quoted_id: '"__mem2:…'
+            name = quoted_key if len(key) <= CAPTION_BYTES and key.isascii() else quote(caption(key))
+            node = node_id.encode("utf-8")
+            nodes[node] = (f'{{"id":{quoted_id},"labels":["{ITEM}"],"properties":{{"namespace":{labels},"key":{quoted_key},'
+                           f'"name":{name},"created_at":{stamp},"updated_at":{stamp},"value":{text}}}}}').encode("utf-8")
+            edge = b"__memin" + node[5:]  # codec.link_id
+            found = targets.get(namespace)
+            if found is None:
+                target = namespace.encode("utf-8")
+                found = targets[namespace] = (target, quote(namespace), b"in\x1f" + target + _IN_KIND)
+            target, quoted_target, inward = found
+            edges[edge] = (f'{{"id":"__memin{quoted_id[6:]},"source":{quoted_id},"target":{quoted_target},'
+                           f'"properties":{{"type":"{IN_NAMESPACE}"}}}}').encode("utf-8")
+            if keys is None:
+                self.linked.append((node, target, IN_NAMESPACE, edge))
+                self.entries += (("node_label", [_LABEL], node), ("edge_type", [_TYPE], edge))
+                continue
+            # item and edge ids hold at most ~130 bytes, so these keys stay far below GestaltDB's 511-byte limit
+            index.append((keys[0] + _index_part(node), node))
+            index.append((keys[1] + _index_part(edge), edge))
+            adjacency.append((b"out\x1f" + node + _IN_KIND + edge, target))
+            adjacency.append((inward + edge, node))
+        self.new, self.new_ids = [], set()
 
     def link(self, edge_id: str, source: str, target: str, edge_type: str = IN_NAMESPACE) -> None:
         """A new edge (an item's ``IN_NAMESPACE``, a namespace's ``SUBNAMESPACE_OF``) with only its type."""
@@ -255,28 +267,30 @@ class Pending:
         key = edge_id.encode("utf-8")
         record = f'{{"id":{quote(edge_id)},"source":{quote(source)},"target":{quote(target)},"properties":{{"type":{quote(edge_type)}}}}}'
         self.edges[key] = record.encode("utf-8")
-        self.typed.append((source.encode("utf-8"), target.encode("utf-8"), edge_type, key))
-        self.linked.append(self.typed[-1])
+        self.linked.append((source.encode("utf-8"), target.encode("utf-8"), edge_type, key))
         self.entries.append(("edge_type", [_TYPE if edge_type == IN_NAMESPACE else edge_type.encode("utf-8")], key))
 
     def flush(self) -> None:
         tx = self.tx
         store = tx.store
+        if self.new:
+            self._spell_new()
         if self.namespaces:
             tx.put_nodes(self.namespaces)
         if self.nodes:
             _put_records(store, "nodes_db", self.nodes, store.put_nodes_bulk)
         if self.edges:
             _put_records(store, "edges_db", self.edges, store.put_edges_bulk)
-            if self.adjacency_pairs:  # new items' records, spelled out in new_item
+            if self.adjacency_pairs:
                 store.txn.cursor(db=store.parent.typed_adj_db).putmulti(self.adjacency_pairs)
             if self.linked:
                 put_typed_adjacency(store, self.linked)
-            if getattr(tx, "_typed_adjacency_count_cache", None):  # only counts this transaction cached so far
-                tx._update_typed_adjacency_count_cache(self.typed, 1)
+            counts = getattr(tx, "_typed_adjacency_count_cache", None)
+            if counts:  # adjacency counts this transaction cached so far: counted again when next asked
+                counts.clear()
         if self.index_pairs:
             store.txn.cursor(db=store.parent.index_db).putmulti(self.index_pairs)
         if self.entries:
             put_index_entries(store, self.entries)
-        self.namespaces, self.nodes, self.entries, self.edges, self.typed = [], {}, [], {}, []
-        self.index_pairs, self.adjacency_pairs, self.linked = [], [], []
+        self.namespaces, self.nodes, self.edges, self.entries, self.linked = [], {}, {}, [], []
+        self.index_pairs, self.adjacency_pairs = [], []

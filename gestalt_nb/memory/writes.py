@@ -123,7 +123,7 @@ class Writes:
             old = None  # nothing is stored under a namespace this transaction created empty
             batch.touched.add(node_id)
         else:
-            if node_id.encode("utf-8") in pending.nodes:  # an earlier call of this transaction wrote it
+            if pending.holds(node_id):  # an earlier call of this transaction wrote it
                 pending.flush()
             old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if old is None and op.ttl is None and self.about is None and not (vectors and self.index_config and op.index is not False):
@@ -162,7 +162,7 @@ class Writes:
 
     def _delete(self, tx: GraphDB, namespace: tuple, key: str, batch: Batch, pending: Pending) -> None:
         node_id = item_id(namespace, key)
-        if node_id.encode("utf-8") in pending.nodes:  # an earlier call of this transaction wrote it
+        if pending.holds(node_id):  # an earlier call of this transaction wrote it
             pending.flush()
         old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if old is not None:
