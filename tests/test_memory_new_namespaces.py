@@ -6,6 +6,7 @@ items are stored under it without its node."""
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import datetime, timezone
 
 import pytest
@@ -149,4 +150,9 @@ def test_put_values_read_back_as_json_writes_them(tmp_path):
             assert got == expected, key
     with pytest.raises(GestaltError, match="not JSON"):
         store.put(("v",), "when", {"when": datetime.now()})
+    with pytest.raises(GestaltError, match="not JSON"):
+        store.put(("v",), "set", {"s": {1, 2}})
+    marker = uuid.uuid4()
+    store.put(("v",), "uuid", {"id": marker})  # as SqliteStore stores it: its JSON string
+    assert store.get(("v",), "uuid").value == {"id": str(marker)}
     db.close()
