@@ -199,7 +199,7 @@ class Pending:
 
     def _indexed(self, node: Node | None, props: dict[str, Any]) -> bool:
         indexed = self.tx.indexed_node_properties
-        if any(name in props for name in indexed):
+        if "value" in indexed or any(name in props for name in indexed):
             return True
         return node is not None and (tuple(node.labels) != (ITEM,) or any(name in node.properties for name in indexed))
 

@@ -4,7 +4,7 @@ A batch of N puts costs work proportional to N: each namespace node is looked up
 (``Batch.namespaces``), each item node is read at most once and written once, and an item's
 ``IN_NAMESPACE`` edge is written only when the item is new; new nodes and edges, namespaces
 included, go to the key-value store with one call per kind (``bulk``). A namespace created by the
-transaction whose range of item ids is empty (``Batch.fresh``) holds no stored item, so its
+transaction whose range of item ids is empty (``Place.fresh``) holds no stored item, so its
 puts skip the read for an old item, unless an earlier call of the transaction put the same key.
 """
 
@@ -58,7 +58,7 @@ class Batch:
     legacy: bool = True  # items of the earlier layout may be stored (look their ids up too)
     stamp: str = ""  # now, as the ISO text items store
     quoted: str = ""  # the stamp as a JSON string
-    fresh: set[tuple[str, ...]] = field(default_factory=set)  # created this transaction with no stored item
+    created: set[tuple[str, ...]] = field(default_factory=set)  # namespace nodes this transaction made
     touched: set[str] = field(default_factory=set)  # item ids put this transaction in a fresh namespace
     places: dict[tuple[str, ...], Place] = field(default_factory=dict)  # namespaces puts went to
 
@@ -174,7 +174,9 @@ class Writes:
         place = batch.places.get(namespace)
         if place is None:
             node_id = self._ensure_namespace(tx, namespace, batch, pending)
-            place = Place(node_id, namespace in batch.fresh, item_ids(namespace), compact_json(list(namespace)))
+            # a namespace this transaction made holds no stored item unless items outlived its node (Cypher)
+            fresh = namespace in batch.created and next(items_under(tx, namespace, exact=True, legacy=batch.legacy), None) is None
+            place = Place(node_id, fresh, item_ids(namespace), compact_json(list(namespace)))
             batch.places[namespace] = place
         return place
 
@@ -210,8 +212,7 @@ class Writes:
             if len(namespace) > 1:
                 parent = self._ensure_namespace(tx, namespace[:-1], batch, pending)
                 pending.link(f"__memsub:{node_id[8:]}", node_id, parent, SUBNAMESPACE_OF)
-            if next(items_under(tx, namespace, exact=True, legacy=batch.legacy), None) is None:  # items whose namespace node was deleted
-                batch.fresh.add(namespace)
+            batch.created.add(namespace)
         batch.namespaces[namespace] = node_id
         return node_id
 
@@ -246,7 +247,7 @@ class Writes:
                 self._remove(tx, node)
                 batch.namespaces.pop(namespace, None)
                 batch.places.pop(namespace, None)
-                batch.fresh.discard(namespace)
+                batch.created.discard(namespace)
                 namespace = namespace[:-1]
 
     def _sweep(self, tx: GraphDB, batch: Batch) -> int:
