@@ -16,7 +16,10 @@ Sections (``--sections``; all by default):
 Durability is each store's default: SqliteStore commits in SQLite's rollback-journal mode with
 ``synchronous=FULL`` (the journal and the database file are fsynced on every commit); GestaltDB's
 LMDB environment is opened with ``sync=True`` (the data and meta pages are fsynced on every commit).
-Every figure is a median of interleaved samples; ratios are GestaltStore / the other store.
+Every figure is a median of interleaved samples; ratios are GestaltStore / the other store. The
+SqliteStore rows also give the CPU-time ratio: on a shared machine fsync waits and other processes
+move the wall-clock ratio from run to run (a quiet machine is the hard case: SqliteStore's batch
+then takes ~8 ms), the CPU ratio much less. Needs ``pip install langgraph-checkpoint-sqlite``.
 
 Each store is filled with N items (100 per namespace ``("users", U, "memories")``), then the
 three operations run in rotation — InMemoryStore and GestaltStore interleaved, garbage
