@@ -9,8 +9,8 @@ key when the item is updated, so nothing to rewrite. ``Pending`` collects the no
 records of the puts, and the new namespace nodes, and writes each kind with one call inside the
 batch's transaction (in LMDB, one ``putmulti`` of keys spelled out here and checked once per
 process against GestaltDB's own key functions), whenever a read (or a second put of the same
-item) needs them written, and at the end. Namespace nodes carry the range-indexed path, so they go
-through GestaltDB's own bulk ``put_nodes`` (its index maintenance, once per flush). A node a
+item) needs them written, and at the end. Namespace nodes carry the range-indexed path, so their
+index entries are GestaltDB's own (``_put_node_indexes``). A node a
 property index applies to (a TTL's expiry, an item of the earlier layout, a person's own index),
 another serialiser than JSON, or a value holding GestaltDB's type tag goes through GestaltDB's own
 code instead.
@@ -204,7 +204,7 @@ class Pending:
         return node is not None and (tuple(node.labels) != (ITEM,) or any(name in node.properties for name in indexed))
 
     def namespace(self, node: Node) -> None:
-        """A new namespace node (GestaltDB's ``put_nodes`` writes it and its index entries at the flush)."""
+        """A new namespace node (written with its index entries at the flush)."""
         self.namespaces.append(node)
 
     def node(self, node_id: str, props: dict[str, Any], value: Any, text: str | None, old: Node | None) -> None:
@@ -259,6 +259,18 @@ class Pending:
             adjacency.append((inward + edge, node))
         self.new, self.new_ids = [], set()
 
+    def _write_namespaces(self) -> None:
+        """The new namespace nodes: their records with the items', their index entries (the path is
+        range-indexed) by GestaltDB's own ``_put_node_indexes``; with another serialiser, its ``put_nodes``."""
+        if not self.fast:
+            self.tx.put_nodes(self.namespaces)
+        else:
+            for node in self.namespaces:  # new: _ensure_namespace found no node with its id
+                record = {"id": node.get_id, "labels": list(node.labels), "properties": node.properties}
+                self.nodes[node.get_id.encode("utf-8")] = compact_json(record).encode("utf-8")
+                self.tx._put_node_indexes(node)
+        self.namespaces = []
+
     def link(self, edge_id: str, source: str, target: str, edge_type: str = IN_NAMESPACE) -> None:
         """A new edge (an item's ``IN_NAMESPACE``, a namespace's ``SUBNAMESPACE_OF``) with only its type."""
         if not self.edges_fast:
@@ -276,7 +288,7 @@ class Pending:
         if self.new:
             self._spell_new()
         if self.namespaces:
-            tx.put_nodes(self.namespaces)
+            self._write_namespaces()
         if self.nodes:
             _put_records(store, "nodes_db", self.nodes, store.put_nodes_bulk)
         if self.edges:
