@@ -5,16 +5,21 @@ Sections (``--sections``; all by default):
 * ``inmemory`` — put, get and prefix-search latency against InMemoryStore (below);
 * ``sqlite`` — against SqliteStore on a file (langgraph-checkpoint-sqlite): sequential put and
   get, prefix search (one user's namespace, ``limit=10``) with and without a value filter, and one
-  ``batch`` of 1,000 new puts, at each ``--sizes``; vector search (``index=``, the
+  ``batch`` of 1,000 new puts into existing namespaces (spread over 100 users) and into 10 new
+  namespaces (an agent that starts remembering new users), at each ``--sizes``; vector search (``index=``, the
   same embedding function for both) in one namespace of 100 items and across all namespaces, at
   ``--vector-size`` items. Targets: batch and vector search ≤ 2× SqliteStore.
+* ``batch`` — only the two batch rows of ``sqlite`` (quick: ``--sections batch --sizes 10000``);
 * ``async`` — 1,000 and 10,000 gathered ``aput`` then ``aget`` coroutines against
   AsyncSqliteStore (target ≤ 3×).
 
 Durability is each store's default: SqliteStore commits in SQLite's rollback-journal mode with
 ``synchronous=FULL`` (the journal and the database file are fsynced on every commit); GestaltDB's
 LMDB environment is opened with ``sync=True`` (the data and meta pages are fsynced on every commit).
-Every figure is a median of interleaved samples; ratios are GestaltStore / the other store.
+Every figure is a median of interleaved samples; ratios are GestaltStore / the other store. The
+SqliteStore rows also give the CPU-time ratio: on a shared machine fsync waits and other processes
+move the wall-clock ratio from run to run (a quiet machine is the hard case: SqliteStore's batch
+then takes ~8 ms), the CPU ratio much less. Needs ``pip install langgraph-checkpoint-sqlite``.
 
 Each store is filled with N items (100 per namespace ``("users", U, "memories")``), then the
 three operations run in rotation — InMemoryStore and GestaltStore interleaved, garbage
@@ -160,26 +165,32 @@ def median_of(samples: dict, name: str) -> float:
     return statistics.median(samples[name])
 
 
-def timed(action) -> float:
+def timed(action) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one call (CPU leaves out waiting for fsync and for the other cores' load)."""
     gc.collect()
     gc.disable()
     try:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         action()
-        return time.perf_counter() - started
+        return time.perf_counter() - started, time.process_time() - cpu
     finally:
         gc.enable()
 
 
-def interleave(stores: dict, make_action, runs: int) -> dict:
+CPU: dict[tuple[str, str], float] = {}  # (row label, store) → median CPU seconds of the last interleave
+
+
+def interleave(stores: dict, make_action, runs: int, label: str = "") -> dict:
     samples = {name: [] for name in stores}
     for run in range(runs):
         for name, store in stores.items():
             samples[name].append(timed(make_action(store, name, run)))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    for name, values in samples.items():
+        CPU[(label, name)] = statistics.median(cpu for _, cpu in values)
+    return {name: statistics.median(wall for wall, _ in values) for name, values in samples.items()}
 
 
-def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
+def sqlite_rows(size: int, runs: int, ops: int, tmp: Path, batches_only: bool = False) -> list[tuple]:
     stores = {"sqlite": sqlite_store(tmp, f"s{size}"), "gestalt": gestalt_store(tmp, f"sg{size}")}
     for store in stores.values():
         fill(store, size)
@@ -189,6 +200,10 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
 
     def batch_of_puts(store, name, run):
         ops_ = [PutOp(("users", str(i % users), "memories"), f"b{run}.{i}", value(i)) for i in range(1000)]
+        return lambda: store.batch(ops_)
+
+    def batch_into_new_namespaces(store, name, run):
+        ops_ = [PutOp(("users", f"new{run}-{i % 10}", "memories"), f"k{i}", value(i)) for i in range(1000)]
         return lambda: store.batch(ops_)
 
     def sequential_puts(store, name, run):
@@ -207,10 +222,12 @@ def sqlite_rows(size: int, runs: int, ops: int, tmp: Path) -> list[tuple]:
         picks = [str(rng.randrange(users)) for _ in range(ops)]
         return lambda: [store.search(("users", u), filter={"kind": "fact", "n": {"$gte": 10}}, limit=10) for u in picks]
 
-    for label, action, per in (("batch of 1,000 puts", batch_of_puts, 1), (f"put ×{ops}", sequential_puts, ops),
-                               (f"get ×{ops}", sequential_gets, ops), (f"search ×{ops}", searches, ops),
-                               (f"filtered search ×{ops}", filtered_searches, ops)):
-        medians = interleave(stores, action, runs)
+    cases = [("1,000 puts, existing ns", batch_of_puts, 1), ("1,000 puts, 10 new ns", batch_into_new_namespaces, 1)]
+    if not batches_only:
+        cases += [(f"put ×{ops}", sequential_puts, ops), (f"get ×{ops}", sequential_gets, ops),
+                  (f"search ×{ops}", searches, ops), (f"filtered search ×{ops}", filtered_searches, ops)]
+    for label, action, per in cases:
+        medians = interleave(stores, action, runs, label)
         rows.append((f"{size:,} items", label, medians["sqlite"] / per, medians["gestalt"] / per))
     stores["gestalt"].close()
     return rows
@@ -270,15 +287,18 @@ async def async_rows(counts: list[int], runs: int, tmp: Path) -> list[tuple]:
 
 
 def print_rows(title: str, other: str, rows: list[tuple]) -> None:
+    """Wall-clock medians and their ratio; the CPU-time ratio too where it was measured."""
     print(f"\n{title}", flush=True)
-    print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7}")
+    print(f"{'':>18} {'':>30} {other:>14} {'GestaltStore':>14} {'ratio':>7} {'CPU ratio':>10}")
     for where, label, theirs, ours in rows:
-        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}×", flush=True)
+        cpu = [CPU.get((label, name)) for name in ("sqlite", "gestalt")]
+        cpu_ratio = f"{cpu[1] / cpu[0]:>9.2f}×" if all(cpu) else ""
+        print(f"{where:>18} {label:>30} {theirs * 1e3:>11.3f} ms {ours * 1e3:>11.3f} ms {ours / theirs:>6.2f}× {cpu_ratio:>10}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "async"])
+    parser.add_argument("--sections", nargs="+", default=["inmemory", "sqlite", "async"], choices=["inmemory", "sqlite", "batch", "async"])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--vector-size", type=int, default=10_000, help="items for the vector-search rows (0: skip them)")
     parser.add_argument("--gathered", type=int, nargs="+", default=[1_000, 10_000])
@@ -301,6 +321,10 @@ def main() -> None:
                 print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp)))
             if args.vector_size:
                 print_rows(title, "SqliteStore", vector_rows(args.vector_size, args.runs, Path(tmp)))
+        if "batch" in args.sections and "sqlite" not in args.sections:
+            title = f"batches against SqliteStore (SQLite {SQLITE.sqlite_version}): median per batch over {args.runs} interleaved samples"
+            for size in args.sizes:
+                print_rows(title, "SqliteStore", sqlite_rows(size, args.runs, args.ops, Path(tmp), batches_only=True))
         if "async" in args.sections:
             rows = asyncio.run(async_rows(args.gathered, max(3, args.runs // 2), Path(tmp)))
             print_rows("against AsyncSqliteStore: median wall time of the whole gather", "AsyncSqlite", rows)

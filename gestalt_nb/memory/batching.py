@@ -1,4 +1,9 @@
-"""Concurrent async calls share transactions, as AsyncSqliteStore's and AsyncPostgresStore's do.
+"""A ``batch``/``abatch`` call prepared (``prepare``), and concurrent async calls sharing transactions,
+as AsyncSqliteStore's and AsyncPostgresStore's do.
+
+``prepare`` checks the ops before any transaction: each op's namespace with LangGraph's own
+``validate_op_namespace`` (once per namespace for puts; a list namespace read as its tuple, as
+SqliteStore does), and each put value made into its JSON text once (it is written as is).
 
 Every ``abatch`` (and so every ``aget``/``aput``/``asearch``/``adelete``/``alist_namespaces``)
 is validated and embedded in its caller's task, then queued; one drain task per event loop takes
@@ -11,8 +16,59 @@ so a failing call fails only itself (each call stays all or nothing).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from langgraph.store.base import GetOp, ListNamespacesOp, MatchCondition, Op, PutOp, SearchOp, validate_op_namespace
+
+from ..errors import GestaltError
+from .bulk import value_json
+from .codec import as_namespace
+
+
+def _normalised(op: Op) -> Op:
+    """An op whose namespace came as a list, with the tuple it names (SqliteStore accepts lists)."""
+    if isinstance(op, (GetOp, PutOp)) and isinstance(op.namespace, list):
+        return op._replace(namespace=as_namespace(op.namespace))
+    if isinstance(op, SearchOp) and isinstance(op.namespace_prefix, list):
+        return op._replace(namespace_prefix=as_namespace(op.namespace_prefix))
+    if isinstance(op, ListNamespacesOp) and any(isinstance(c.path, list) for c in op.match_conditions or ()):
+        conditions = tuple(MatchCondition(c.match_type, as_namespace(c.path)) for c in op.match_conditions)
+        return op._replace(match_conditions=conditions)
+    return op
+
+
+def prepare(ops: Iterable[Op]) -> tuple[list[Op], dict[tuple[tuple[str, ...], str], PutOp], dict]:
+    """The ops checked, the puts (last put of a key wins) and each put value's JSON text."""
+    ops = [op if type(op) is PutOp and type(op.namespace) is tuple else _normalised(op) for op in ops]
+    puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+    texts: dict[tuple[tuple[str, ...], str], str] = {}
+    checked: set[tuple[str, ...]] = set()  # namespaces of puts already validated (the check reads only them)
+    for op in ops:
+        if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp, PutOp)):
+            raise GestaltError(f"Unknown store operation {type(op).__name__}; use GetOp, SearchOp, ListNamespacesOp or PutOp.")
+        if not isinstance(op, PutOp):
+            validate_op_namespace(op)
+            continue
+        try:
+            known = op.namespace in checked
+        except TypeError:  # an unhashable label: the check below says what is wrong
+            known = False
+        if not known:
+            validate_op_namespace(op)
+            if not op.namespace:
+                raise GestaltError("A put needs a namespace of at least one label, e.g. ('users', '42').")
+            checked.add(op.namespace)
+        place = (op.namespace, op.key)
+        texts.pop(place, None)
+        if op.value is not None:
+            try:
+                texts[place] = value_json(op.value)  # checked here, written as is
+            except (TypeError, ValueError) as exc:
+                raise GestaltError(f"The value for key {op.key!r} is not JSON: {exc}. Store JSON-compatible values.") from exc
+        puts[place] = op  # the last put of a key wins, as in InMemoryStore
+    return ops, puts, texts
 
 
 @dataclass

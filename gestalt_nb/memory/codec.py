@@ -18,7 +18,7 @@ import hashlib
 import heapq
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from typing import Any
 
@@ -104,6 +104,21 @@ def item_id(namespace: tuple[str, ...], key: str) -> str:
     bytes (then ``~`` + a hash of namespace and key), so ids sort as paths do."""
     text, cut = _id_path(item_path(namespace, key))
     return f"{ITEM_IDS}{text}~{digest(list(namespace), key)}" if cut else ITEM_IDS + text
+
+
+def item_ids(namespace: tuple[str, ...]) -> Callable[[str], str]:
+    """``item_id(namespace, ·)`` for many keys of one namespace: its part of the path escaped once,
+    a short printable ASCII key appended as it is (nothing to escape or cut), any other key by ``item_id``."""
+    head = encode_namespace(namespace).translate(_ESCAPES) + "."
+    room = INDEXED_PATH_BYTES - len(head.encode("utf-8"))
+    head = ITEM_IDS + head
+
+    def make(key: str) -> str:
+        if len(key) <= room and key.isascii() and key.isprintable():
+            return head + key
+        return item_id(namespace, key)
+
+    return make
 
 
 def legacy_item_id(namespace: tuple[str, ...], key: str) -> str:
@@ -238,20 +253,24 @@ def _verified(nodes: Iterator[Node | None], prefix: tuple[str, ...], exact: bool
             yield node
 
 
-def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False) -> Iterator[Node]:
+def items_under(db: GraphDB, prefix: tuple[str, ...], *, exact: bool = False, legacy: bool = True) -> Iterator[Node]:
     """Item nodes whose namespace starts with (or, ``exact``, equals) ``prefix``, in path order.
 
-    A range of item ids (and, for items of the earlier layout, of the path index, merged in), then
-    each node verified, so cut paths and hashes can never let a wrong item through.
+    A range of item ids (and, for items of the earlier layout — ``legacy=False``: none are stored —
+    of the path index, merged in), then each node verified, so cut paths and hashes can never let a
+    wrong item through.
     """
     encoded = encode_namespace(prefix) + ("." if exact else "")
     ordered = _verified(_id_range(db, encoded), prefix, exact)
-    legacy = _verified((db.get_node(node_id) for node_id in _range(db, ITEM, encoded)), prefix, exact)
-    first = next(legacy, None)
+    if not legacy:
+        yield from ordered
+        return
+    earlier = _verified((db.get_node(node_id) for node_id in _range(db, ITEM, encoded)), prefix, exact)
+    first = next(earlier, None)
     if first is None:
         yield from ordered
         return
-    yield from heapq.merge(ordered, itertools.chain([first], legacy), key=_order)
+    yield from heapq.merge(ordered, itertools.chain([first], earlier), key=_order)
 
 
 def namespaces_under(db: GraphDB, prefix: tuple[str, ...]) -> Iterator[Node]:

@@ -38,16 +38,12 @@ from gestaltdb.graphdb import GraphDB
 try:
     from langgraph.store.base import (
         BaseStore,
-        GetOp,
         IndexConfig,
-        ListNamespacesOp,
-        MatchCondition,
         Op,
         PutOp,
         Result,
         SearchOp,
         TTLConfig,
-        validate_op_namespace,
     )
     from langgraph.store.memory import InMemoryStore
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -57,8 +53,8 @@ from ..errors import GestaltError, map_full
 from ..feed.changes import publish_for
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
 from . import lease
-from .batching import Call, batcher_for
-from .bulk import Pending, compact_json
+from .batching import Call, batcher_for, prepare
+from .bulk import Pending
 from .codec import (
     EXPIRES,
     INDEXED_PATH_BYTES,
@@ -66,7 +62,6 @@ from .codec import (
     ITEM,
     NAMESPACE,
     PATH,
-    as_namespace,
     encode_namespace,
     has_legacy_items,
     item_id,
@@ -109,18 +104,6 @@ def _graph_db(source: Any) -> Callable[[], GraphDB]:
     raise GestaltError(
         f"GestaltStore needs a gestalt-nb connection, a GestaltDBGraph or a GraphDB, not a {type(source).__name__}."
     )
-
-
-def _normalised(op: Op) -> Op:
-    """An op whose namespace came as a list, with the tuple it names (SqliteStore accepts lists)."""
-    if isinstance(op, (GetOp, PutOp)) and isinstance(op.namespace, list):
-        return op._replace(namespace=as_namespace(op.namespace))
-    if isinstance(op, SearchOp) and isinstance(op.namespace_prefix, list):
-        return op._replace(namespace_prefix=as_namespace(op.namespace_prefix))
-    if isinstance(op, ListNamespacesOp) and any(isinstance(c.path, list) for c in op.match_conditions or ()):
-        conditions = tuple(MatchCondition(c.match_type, as_namespace(c.path)) for c in op.match_conditions)
-        return op._replace(match_conditions=conditions)
-    return op
 
 
 class GestaltStore(Reads, Writes, BaseStore):
@@ -223,22 +206,7 @@ class GestaltStore(Reads, Writes, BaseStore):
     def _prepare(self, ops: Iterable[Op]) -> tuple[list[Op], dict[tuple[tuple[str, ...], str], PutOp], dict]:
         """The ops checked, the puts (last put of a key wins) and each put value's JSON text."""
         self._check_open()
-        ops = [_normalised(op) for op in ops]
-        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
-        texts: dict[tuple[tuple[str, ...], str], str] = {}
-        for op in ops:
-            if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp, PutOp)):
-                raise GestaltError(f"Unknown store operation {type(op).__name__}; use GetOp, SearchOp, ListNamespacesOp or PutOp.")
-            validate_op_namespace(op)
-            if isinstance(op, PutOp):
-                texts.pop((op.namespace, op.key), None)
-                if op.value is not None:
-                    try:
-                        texts[(op.namespace, op.key)] = compact_json(op.value)  # checked here, written as is
-                    except (TypeError, ValueError) as exc:
-                        raise GestaltError(f"The value for key {op.key!r} is not JSON: {exc}. Store JSON-compatible values.") from exc
-                puts[(op.namespace, op.key)] = op  # the last put of a key wins, as in InMemoryStore
-        return ops, puts, texts
+        return prepare(ops)
 
     def _embed_queries(self, ops: list[Op]) -> dict[str, list[float]]:
         if not self.embeddings:
@@ -309,7 +277,7 @@ class GestaltStore(Reads, Writes, BaseStore):
             if any(not isinstance(op, PutOp) for op in call.ops):
                 pending.flush()  # its reads see the calls before it
             refresh: dict[str, float] = {}
-            outcomes.append([self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
+            outcomes.append([None if type(op) is PutOp else self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
             self._refresh(tx, refresh, batch)
             for place, op in call.puts.items():
                 self._put(tx, *place, op, call.vectors.get(place), batch, pending, call.texts.get(place))

@@ -1,13 +1,16 @@
 """GestaltStore's writes inside one transaction: put, delete, TTL refresh and sweep, namespace upkeep.
 
 A batch of N puts costs work proportional to N: each namespace node is looked up once per batch
-(``Batch.namespaces``), each item node is read once and written once, and an item's
-``IN_NAMESPACE`` edge is written only when the item is new; a call's new nodes and edges go to
-the key-value store with one call per kind (``bulk``).
+(``Batch.namespaces``), each item node is read at most once and written once, and an item's
+``IN_NAMESPACE`` edge is written only when the item is new; new nodes and edges, namespaces
+included, go to the key-value store with one call per kind (``bulk``). A namespace created by the
+transaction whose range of item ids is empty (``Place.fresh``) holds no stored item, so its
+puts skip the read for an old item, unless an earlier call of the transaction put the same key.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,7 +19,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langgraph.store.base import PutOp
 
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
-from .bulk import Pending, write_node
+from .bulk import Pending, compact_json, write_node
 from .codec import (
     EXPIRES,
     ITEM,
@@ -33,6 +36,7 @@ from .codec import (
     is_item,
     iso,
     item_id,
+    item_ids,
     item_path,
     items_under,
     link_id,
@@ -53,9 +57,25 @@ class Batch:
     vectors: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # item id → new props (None: gone)
     legacy: bool = True  # items of the earlier layout may be stored (look their ids up too)
     stamp: str = ""  # now, as the ISO text items store
+    quoted: str = ""  # the stamp as a JSON string
+    created: set[tuple[str, ...]] = field(default_factory=set)  # namespace nodes this transaction made
+    touched: set[str] = field(default_factory=set)  # item ids put this transaction in a fresh namespace
+    places: dict[tuple[str, ...], Place] = field(default_factory=dict)  # namespaces puts went to
 
     def __post_init__(self) -> None:
         self.stamp = iso(self.now)
+        self.quoted = compact_json(self.stamp)
+
+
+@dataclass
+class Place:
+    """A namespace as this transaction's puts use it: its node id, whether it is fresh, its item ids
+    (``codec.item_ids``) and its labels as the JSON list items store."""
+
+    node_id: str
+    fresh: bool
+    ids: Callable[[str], str]
+    labels: str
 
 
 def expiry(minutes: float, now: datetime) -> dict[str, Any]:
@@ -94,16 +114,24 @@ class Writes:
              pending: Pending, text: str | None = None) -> None:
         """Write one put (``text``: its value as JSON, when already made); new nodes and edges wait in
         ``pending`` until a read or a later put of the same item needs them written."""
-        node_id = item_id(namespace, key)
-        if node_id.encode("utf-8") in pending.nodes:  # an earlier call of this transaction wrote it
-            pending.flush()
-        old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
         if op.value is None:
-            if old is not None:
-                self._remove(tx, old)
-                batch.emptied.add(namespace)
-                batch.vectors[old.get_id] = None
+            self._delete(tx, namespace, key, batch, pending)
             return
+        place = self._place(tx, namespace, batch, pending)
+        node_id = place.ids(key)
+        if place.fresh and node_id not in batch.touched:
+            old = None  # nothing is stored under a namespace this transaction created empty
+            batch.touched.add(node_id)
+        else:
+            if pending.holds(node_id):  # an earlier call of this transaction wrote it
+                pending.flush()
+            old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
+        if old is None and op.ttl is None and self.about is None and not (vectors and self.index_config and op.index is not False):
+            if text is None:
+                text = compact_json(op.value)
+            if pending.new_item(node_id, key, place.labels, batch.quoted, text, place.node_id):
+                return
+        parent = place.node_id
         now, stamp = batch.now, batch.stamp
         if old is not None:
             node_id = old.get_id
@@ -123,7 +151,6 @@ class Writes:
         about = self._about(op.value)
         if about:
             props["about"] = about
-        parent = self._ensure_namespace(tx, namespace, batch)
         pending.node(node_id, props, op.value, text, old)
         if old is not None or VECTORS in props:
             batch.vectors[node_id] = props
@@ -132,6 +159,26 @@ class Writes:
             pending.link(link, node_id, parent)
         if about or (old is not None and old.properties.get("about")):
             self._link_about(tx, node_id, about)
+
+    def _delete(self, tx: GraphDB, namespace: tuple, key: str, batch: Batch, pending: Pending) -> None:
+        node_id = item_id(namespace, key)
+        if pending.holds(node_id):  # an earlier call of this transaction wrote it
+            pending.flush()
+        old = find_item(tx, namespace, key, legacy=batch.legacy, node_id=node_id)
+        if old is not None:
+            self._remove(tx, old)
+            batch.emptied.add(namespace)
+            batch.vectors[old.get_id] = None
+
+    def _place(self, tx: GraphDB, namespace: tuple[str, ...], batch: Batch, pending: Pending) -> Place:
+        place = batch.places.get(namespace)
+        if place is None:
+            node_id = self._ensure_namespace(tx, namespace, batch, pending)
+            # a namespace this transaction made holds no stored item unless items outlived its node (Cypher)
+            fresh = namespace in batch.created and next(items_under(tx, namespace, exact=True, legacy=batch.legacy), None) is None
+            place = Place(node_id, fresh, item_ids(namespace), compact_json(list(namespace)))
+            batch.places[namespace] = place
+        return place
 
     def _link_about(self, tx: GraphDB, node_id: str, about: list[str]) -> None:
         wanted = {}
@@ -146,9 +193,9 @@ class Writes:
             if edge_id not in existing:
                 tx.put_edge(Edge(edge_id, node_id, entity, properties={"type": ABOUT}), update_adjacency=False)
 
-    def _ensure_namespace(self, tx: GraphDB, namespace: tuple[str, ...], batch: Batch) -> str:
+    def _ensure_namespace(self, tx: GraphDB, namespace: tuple[str, ...], batch: Batch, pending: Pending) -> str:
         """The namespace's node id; it and any missing ancestors are created on the way (each looked
-        up once per batch)."""
+        up once per batch, written with the batch's other new nodes)."""
         known = batch.namespaces.get(namespace)
         if known is not None:
             return known
@@ -161,11 +208,11 @@ class Writes:
                 "depth": len(namespace),
                 PATH: index_value(encode_namespace(namespace)),
             }
-            tx.put_node(Node(node_id, labels=[NAMESPACE], properties=props))
+            pending.namespace(Node(node_id, labels=[NAMESPACE], properties=props))
             if len(namespace) > 1:
-                parent = self._ensure_namespace(tx, namespace[:-1], batch)
-                edge = Edge(f"__memsub:{node_id[8:]}", node_id, parent, properties={"type": SUBNAMESPACE_OF})
-                tx.put_edge(edge, update_adjacency=False)
+                parent = self._ensure_namespace(tx, namespace[:-1], batch, pending)
+                pending.link(f"__memsub:{node_id[8:]}", node_id, parent, SUBNAMESPACE_OF)
+            batch.created.add(namespace)
         batch.namespaces[namespace] = node_id
         return node_id
 
@@ -199,6 +246,8 @@ class Writes:
                     break
                 self._remove(tx, node)
                 batch.namespaces.pop(namespace, None)
+                batch.places.pop(namespace, None)
+                batch.created.discard(namespace)
                 namespace = namespace[:-1]
 
     def _sweep(self, tx: GraphDB, batch: Batch) -> int:
