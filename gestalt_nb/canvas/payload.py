@@ -94,7 +94,7 @@ class Vocabulary:
     def legend(self) -> list[dict[str, str]]:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
-    def node(self, node: Node, caption_property: str, highlighted: bool) -> dict[str, Any]:
+    def node(self, node: Node, caption_property: str, highlighted: bool, group: bool = False) -> dict[str, Any]:
         shown = display_properties(node.properties)
         item: dict[str, Any] = {
             "id": self.key(node.id),
@@ -105,6 +105,8 @@ class Vocabulary:
             item["L"] = list(node.labels[1:])
         if highlighted:
             item["h"] = 1
+        if group:  # an overview's super-node: its caption is always drawn
+            item["g"] = 1
         if shown:
             item["p"] = _properties(shown)
         return item
@@ -123,12 +125,8 @@ class Vocabulary:
         return item
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes) for node in subgraph.nodes.values()]
+        nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes, node.id in subgraph.groups) for node in subgraph.nodes.values()]
         edges = [self.edge(edge, edge.id in subgraph.highlight_edges, subgraph.groups) for edge in subgraph.edges.values()]
-        if subgraph.groups:  # an overview's super-nodes: their captions are drawn first, always
-            for item, node_id in zip(nodes, subgraph.nodes):
-                if node_id in subgraph.groups:
-                    item["g"] = 1
         return nodes, edges
 
 

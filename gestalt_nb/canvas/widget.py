@@ -182,7 +182,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         labels_before, types_before = len(self.vocabulary.labels), len(self.vocabulary.types)
         op: dict[str, Any] = {
             "op": "add",
-            "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes) for node in new_nodes],
+            "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
             "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
         }
         if len(self.vocabulary.labels) != labels_before:

@@ -178,6 +178,7 @@ export const deltaMethods = {
       else if (g.hasEdge(k)) g.dropEdge(k);
     }
     const touched = new Set();
+    if (nodes.length) this.ui.hideTip(); // the hovered node may be one of them (a drilled super-node)
     for (const k of ids) if (this.ed.has(k) && !g.hasEdge(k)) this.ed.delete(k);
     for (const k of nodes) {
       g.forEachNeighbor(k, (m) => touched.add(m));

@@ -259,7 +259,7 @@ export const styleMethods = {
       for (const [x, y, pref] of spots(w)) {
         const rc = [x - 1, y, x + w + 1, y + h];
         // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
-        const cost = this.spotCost(sc, d.key, rc, group ? 1 : 10) + pref;
+        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10) + pref;
         if (!best || cost < best.cost) best = { cost, x, y, rc, w };
       }
       // crossing a relationship is tolerable, covering a node or a caption is not
