@@ -22,7 +22,7 @@ from gestaltdb.graphdb import Edge, Node
 from langchain_gestaltdb import GestaltDBGraph
 
 from ..errors import GestaltError, storage_problem
-from ..graph.names import rekey
+from ..graph import names
 from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
 from .writes import _existing, _warn, _write
 
@@ -360,9 +360,8 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
     started = time.perf_counter()
     db = connection.db
     try:
-        with db.transaction() as tx:
+        with names.tracked(db) as tx:  # the name index kept for every node the documents wrote
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
-            rekey(tx, (str(node.id) for document in documents for node in getattr(document, "nodes", None) or ()))
     except Exception as exc:
         storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc

@@ -13,7 +13,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError, GestaltWarning, map_full, storage_problem
-from ..graph.names import keyed
+from ..graph import names
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -106,10 +106,11 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
                 if not items:
                     continue
                 if method == "put_nodes":
-                    tx.put_nodes(keyed(tx, items))
+                    names.put_nodes(tx, items)  # the name index kept in the same transaction
                 else:
                     tx.put_edges_bulk(items, check_existing=extra)
                 progress.update(len(items))
+            names.advance(tx)  # the name index, kept in this transaction, is current
     except Exception as exc:
         full = map_full(exc, "load")
         if full is not None:
