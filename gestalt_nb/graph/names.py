@@ -1,18 +1,19 @@
 """Case-insensitive name lookup, kept BESIDE the graph: the nodes stay exactly as they were written.
 
-The lookup is a side index in GestaltDB's own index table (the LMDB ``index`` database, through the
-store's ``put_index_entry`` / ``iter_index_prefix``), under two families no engine index uses:
+The lookup is a side index in GestaltDB's own LMDB environment — records in its ``index`` table
+under a prefix no engine index uses (the engine's are ``I\\0…`` and ``R\\0…``), written with the
+writer's own LMDB transaction, so they commit (or roll back) with the nodes:
 
-- ``gestalt_nb.name``: (a 12-byte BLAKE2b digest of a key of ``name``) → node id, for two keys: the
-  casefolded, space-collapsed name (:func:`name_key`, every lookup) and GraphRAG's looser
-  :func:`norm_key` (NFKC, punctuation dropped; entity resolution);
-- ``gestalt_nb.name_of``: node id → its digests (so a rename or delete finds its old entries),
+- ``gestalt_nb:name\\0`` + a 12-byte BLAKE2b digest of a key of ``name`` + the node id → ``b""``, for
+  two keys: the casefolded, space-collapsed name (:func:`name_key`, every lookup) and GraphRAG's
+  looser :func:`norm_key` (NFKC, punctuation dropped; entity resolution) — one record when equal;
+- ``gestalt_nb:name_of\\0`` + the node id → its digests (so a rename or delete finds its old records),
 
 and one metadata record, ``gestalt_nb:names``, saying the index exists and which LMDB write
-transaction last kept it (``{"version": 1, "txn": N}``). Entries are written in the writer's own
-transaction, so they commit (or roll back) with the nodes. Lookups read the candidates and keep only
-nodes whose current ``name`` still matches, so a digest collision or an entry left behind can never
-return a wrong node.
+transaction last kept it (``{"version": 1, "txn": N}``). Lookups read the candidates and keep only
+nodes whose current ``name`` still matches, so a digest collision or a record left behind can never
+return a wrong node. Other backends (RocksDB, LevelDB) have no side index: names are then matched
+exactly, and results say so.
 
 Keeping it right: every gestalt-nb writer runs its write in :func:`tracked` (a transaction whose store
 records every node put or deleted — the write's own change set, whatever the Cypher said or
@@ -47,13 +48,14 @@ NAME_KEY = "__name_lc"
 #: The property earlier GraphRAG writes kept their resolution key in (migrated away likewise).
 NORM_KEY = "__name_norm"
 LEGACY = (NAME_KEY, NORM_KEY)
-FAMILY = "gestalt_nb.name"
-OWNER = "gestalt_nb.name_of"
 STATE = b"gestalt_nb:names"
 #: Longest normalised name other modules key on (graphrag's resolution); the side index hashes, so has no limit.
 MAX_KEY_BYTES = 300
-#: Node ids longer than this get no entry (GestaltDB index keys are at most 511 bytes, ids base64-encoded).
-MAX_ID_BYTES = 340
+FAMILY_PREFIX = b"gestalt_nb:name\0"
+OWNER_PREFIX = b"gestalt_nb:name_of\0"
+DIGEST_BYTES = 12
+#: Node ids longer than this get no record (LMDB keys are at most 511 bytes).
+MAX_ID_BYTES = 480
 #: Nodes read per batch while rebuilding.
 BATCH = 5000
 #: A stale index of a writable graph up to this many nodes is rebuilt before a lookup without asking.
@@ -77,10 +79,15 @@ def name_key(value: Any) -> str | None:
 _DROPPED = {"'", "’", "‘", ".", "`"}
 
 
+_ASCII_PUNCTUATION = str.maketrans({char: ("" if char in _DROPPED else " ") for char in map(chr, range(128)) if unicodedata.category(char).startswith(("P", "S"))})
+
+
 def norm_key(value: Any) -> str | None:
     """GraphRAG's resolution key: NFKC, casefolded, dots and apostrophes dropped, other punctuation a space."""
     if not isinstance(value, str):
         return None
+    if value.isascii():  # NFKC and casefold are lower() here; punctuation by one table
+        return name_key(value.lower().translate(_ASCII_PUNCTUATION))
     chars = []
     for char in unicodedata.normalize("NFKC", value).casefold():
         if char in _DROPPED:
@@ -89,8 +96,8 @@ def norm_key(value: Any) -> str | None:
     return name_key("".join(chars))
 
 
-def digest(key: str, kind: str = "name") -> bytes:
-    return hashlib.blake2b(f"{kind}\0{key}".encode(), digest_size=12).digest()
+def digest(key: str) -> bytes:
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=DIGEST_BYTES).digest()
 
 
 def _node_digests(node: Node | None) -> list[bytes]:
@@ -98,8 +105,7 @@ def _node_digests(node: Node | None) -> list[bytes]:
     if node is None or len(node.get_id_bytes) > MAX_ID_BYTES or any(label.startswith("__") for label in node.labels):
         return []
     name = node.properties.get(NAME_PROPERTY)
-    keys = [(key, kind) for key, kind in ((name_key(name), "name"), (norm_key(name), "norm")) if key is not None]
-    return sorted({digest(key, kind) for key, kind in keys})
+    return sorted({digest(key) for key in (name_key(name), norm_key(name)) if key is not None})
 
 
 # -- state -----------------------------------------------------------------------------
@@ -125,6 +131,24 @@ def _txn(db: Any) -> Any:
     """The LMDB write transaction behind a transaction-bound ``GraphDB`` (None elsewhere)."""
     txn = getattr(db.store, "txn", None)
     return txn if txn is not None and hasattr(txn, "id") else None
+
+
+def _index_table(db: Any) -> Any:
+    """The LMDB ``index`` table of ``db`` (a ``GraphDB`` or a transaction-bound one), or None (not LMDB)."""
+    store = getattr(db.store, "parent", db.store)
+    return getattr(store, "index_db", None) if hasattr(store, "env") else None
+
+
+@contextmanager
+def _reading(db: Any) -> Iterator[tuple[Any, Any]]:
+    """(an LMDB transaction, the index table): the writer's own inside a transaction, else a short read."""
+    table = _index_table(db)
+    txn = _txn(db)
+    if txn is not None:
+        yield txn, table
+        return
+    with db.store.env.begin(write=False) as read:
+        yield read, table
 
 
 def _sequence(db: Any) -> int | None:
@@ -157,33 +181,37 @@ def advance(tx: GraphDB) -> None:
 
 
 # -- keeping entries -------------------------------------------------------------------
-def _old(tx: GraphDB, node_id: bytes) -> list[bytes]:
-    return list(tx.store.iter_index_prefix(OWNER, [node_id]))
+def _split(digests: bytes) -> list[bytes]:
+    return [digests[i : i + DIGEST_BYTES] for i in range(0, len(digests), DIGEST_BYTES)]
 
 
 def sync(tx: GraphDB, node_ids: Iterable[bytes], nodes: dict[bytes, Node | None] | None = None, *, new: bool = False) -> int:
-    """Make the entries of these nodes match their current ``name``, inside ``tx``; how many changed.
+    """Make the records of these nodes match their current ``name``, inside ``tx``; how many changed.
 
     ``nodes`` gives the current node of an id when the caller has it (None: deleted), else it is
-    read; ``new=True`` says none of them had an entry before (skips reading the old ones).
+    read; ``new=True`` says none of them had records before (skips reading the old ones).
     """
-    if _state(tx) is None:
+    txn, table = _txn(tx), _index_table(tx)
+    if txn is None or table is None or _state(tx) is None:
         return 0
-    puts: list[tuple[str, list[bytes], bytes]] = []
+    puts: list[tuple[bytes, bytes]] = []
     changed = 0
     for node_id in node_ids:
         node = nodes[node_id] if nodes is not None and node_id in nodes else tx.get_node(node_id)
-        wanted = _node_digests(node)
-        old = [] if new else sorted(_old(tx, node_id))
+        wanted = b"".join(_node_digests(node))
+        old = b"" if new else (txn.get(OWNER_PREFIX + node_id, db=table) or b"")
         if old == wanted:
             continue
-        for stored in old:
-            tx.store.delete_index_entry(FAMILY, [stored], node_id)
-            tx.store.delete_index_entry(OWNER, [node_id], stored)
-        puts += _entries(node_id, wanted)
+        for stored in _split(old):
+            txn.delete(FAMILY_PREFIX + stored + node_id, db=table)
+        if wanted:
+            puts += [(FAMILY_PREFIX + value + node_id, b"") for value in _split(wanted)]
+            puts.append((OWNER_PREFIX + node_id, wanted))
+        else:
+            txn.delete(OWNER_PREFIX + node_id, db=table)
         changed += 1
     if puts:
-        tx.store.put_index_entries_bulk(puts)
+        txn.cursor(db=table).putmulti(puts)
     return changed
 
 
@@ -191,10 +219,6 @@ def put_nodes(tx: GraphDB, nodes: list[Node], *, new: bool = False) -> None:
     """``tx.put_nodes(nodes)`` with their names kept in the side index (the same transaction)."""
     tx.put_nodes(nodes)
     sync(tx, [node.get_id_bytes for node in nodes], {node.get_id_bytes: node for node in nodes}, new=new)
-
-
-def _entries(node_id: bytes, digests: list[bytes]) -> list[tuple[str, list[bytes], bytes]]:
-    return [entry for value in digests for entry in ((FAMILY, [value], node_id), (OWNER, [node_id], value))]
 
 
 class _Recording:
@@ -245,15 +269,10 @@ def _all_nodes(db: Any) -> Iterator[Node]:
 
 
 def _clear(tx: GraphDB) -> None:
-    """Remove every entry of both families (a cursor over the index table's prefix; LMDB only)."""
-    from gestaltdb.kvstores import _index_prefix
-
-    txn, parent = _txn(tx), getattr(tx.store, "parent", None)
-    if txn is None or parent is None:
-        return
-    for family in (FAMILY, OWNER):
-        prefix = _index_prefix(family, [])
-        cursor = txn.cursor(db=parent.index_db)
+    """Remove every record of the side index (a cursor over each prefix)."""
+    txn, table = _txn(tx), _index_table(tx)
+    for prefix in (FAMILY_PREFIX, OWNER_PREFIX):
+        cursor = txn.cursor(db=table)
         if not cursor.set_range(prefix):
             continue
         while cursor.key().startswith(prefix):
@@ -286,6 +305,8 @@ def _drop_legacy(db: GraphDB, tx: GraphDB, nodes: list[Node]) -> list[Node]:
 
 def rebuild(db: GraphDB) -> int:
     """Build the side index afresh from every node in one transaction (and migrate ``__name_lc`` away); named nodes indexed."""
+    if _index_table(db) is None:
+        return 0  # not LMDB: no side index (names are matched exactly)
     was_legacy, indexed = legacy(db), set(db.indexed_node_properties) & set(LEGACY)
     try:
         with db.transaction() as tx:
@@ -293,11 +314,9 @@ def rebuild(db: GraphDB) -> int:
             if was_legacy:
                 _drop_legacy(db, tx, nodes)
             _clear(tx)
-            puts = []
-            for node in nodes:
-                puts += _entries(node.get_id_bytes, _node_digests(node))
-            tx.store.put_index_entries_bulk(puts)
             _set_state(tx, True)
+            count = sum(1 for node in nodes if _node_digests(node))
+            sync(tx, [node.get_id_bytes for node in nodes], {node.get_id_bytes: node for node in nodes}, new=True)
     except Exception:
         db.indexed_node_properties.update(indexed)
         raise
@@ -306,15 +325,12 @@ def rebuild(db: GraphDB) -> int:
 
         with (db._store_path / MANIFEST_FILENAME).open("w", encoding="utf-8") as handle:
             json.dump(db._manifest, handle, indent=2, sort_keys=True)
-    return len({node_id for family, _, node_id in puts if family == FAMILY})
+    return count
 
 
 def start(db: GraphDB) -> None:
-    """A new database's side index: empty and current (its own small transaction where the backend has them)."""
-    if _state(db) is not None:
-        return
-    if not getattr(db.store, "supports_transactions", False):
-        _set_state(db, True)
+    """A new database's side index: empty and current (its own small transaction; LMDB only)."""
+    if _state(db) is not None or _index_table(db) is None:
         return
     with db.transaction() as tx:
         _set_state(tx, True)
@@ -337,7 +353,7 @@ def _writable(connection: Any) -> bool:
 def ensure_index(connection: Any) -> Any:
     """On open: migrate a database that keeps ``__name_lc`` in its nodes, or build a missing index (once, saying so)."""
     db = connection.db
-    if not _writable(connection) or (_state(db) is not None and not legacy(db)):
+    if not _writable(connection) or _index_table(db) is None or (_state(db) is not None and not legacy(db)):
         return catch_up(connection)
     if legacy(db):
         print(f"Moving the case-insensitive name index of '{connection.alias}' out of the nodes' properties (once; one transaction)…", flush=True)
@@ -391,7 +407,7 @@ def lookup(db: Any, name: str, *, limit: int, loose: bool = False) -> list[str]:
             return []
         candidates: Iterable[bytes] = db.iter_node_ids_by_property(old, key)
     else:
-        candidates = db.store.iter_index_prefix(FAMILY, [digest(key, "norm" if loose else "name")])
+        candidates = _candidates(db, FAMILY_PREFIX + digest(key), limit)
     found = []
     for node_id in candidates:
         node = db.get_node(node_id)
@@ -399,4 +415,18 @@ def lookup(db: Any, name: str, *, limit: int, loose: bool = False) -> list[str]:
             found.append(db.key_to_string(node_id))
             if len(found) >= limit:
                 break
+    return found
+
+
+def _candidates(db: Any, prefix: bytes, limit: int) -> list[bytes]:
+    """Node ids under ``prefix`` (read up to ``8 × limit`` records: enough, since each is verified)."""
+    found: list[bytes] = []
+    with _reading(db) as (txn, table):
+        cursor = txn.cursor(db=table)
+        if not cursor.set_range(prefix):
+            return found
+        for key in cursor.iternext(keys=True, values=False):
+            if not key.startswith(prefix) or len(found) >= 8 * limit + 8:
+                break
+            found.append(bytes(key[len(prefix) :]))
     return found
