@@ -1,5 +1,11 @@
 """Writing a load: one backend transaction, each step ONE bulk call, with a progress bar; all or nothing.
 
+New nodes and relationships go through GestaltDB's columnar ingestion (``GraphDB.ingest_arrow`` with
+serialized payloads: Arrow columns of ids, endpoints, types and the serializer's own bytes; indexes
+maintained as it writes, append-only, so nothing stored is re-read); nodes and relationships that
+already exist are merged through ``put_nodes`` / ``put_edges_bulk``. The name index beside the graph
+(:mod:`gestalt_nb.graph.names`) is kept in the same transaction.
+
 A failure at any point — an edge to a node that does not exist, a full LMDB map, an index key too
 long — rolls the transaction back and says what to do; nothing is written.
 """
@@ -91,6 +97,28 @@ def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
     )
 
 
+def _ingest(tx: Any, nodes: list[Any], edges: list[Any]) -> None:
+    """New nodes and relationships through ``ingest_arrow`` (serialized payloads, indexes maintained), names kept."""
+    import pyarrow as pa
+
+    binary = pa.binary()
+    node_values = pa.array([tx.serialize_node_value(node) for node in nodes], type=binary)
+    edge_values = pa.array([tx.serialize_edge_value(edge) for edge in edges], type=binary)
+    tx.ingest_arrow(
+        pa.array([node.get_id for node in nodes], type=pa.string()),
+        pa.array([edge.get_id for edge in edges], type=pa.string()),
+        pa.array([edge.source for edge in edges], type=pa.string()),
+        pa.array([edge.target for edge in edges], type=pa.string()),
+        pa.array([edge.get_type for edge in edges], type=pa.string()),
+        ingestion_mode="serialized_payloads",
+        index_mode="maintain",
+        node_values=node_values,
+        edge_values=edge_values,
+    )
+    if nodes:
+        names.sync(tx, [node.get_id_bytes for node in nodes], {node.get_id_bytes: node for node in nodes}, new=True)
+
+
 def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
     """Run every (method, items, extra) write step in one transaction, each step as ONE bulk call.
 
@@ -105,7 +133,11 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
             for method, items, extra in steps:
                 if not items:
                     continue
-                if method == "put_nodes":
+                if method == "ingest_nodes":
+                    _ingest(tx, items, [])
+                elif method == "ingest_edges":
+                    _ingest(tx, [], items)
+                elif method == "put_nodes":
                     names.put_nodes(tx, items)  # the name index kept in the same transaction
                 else:
                     tx.put_edges_bulk(items, check_existing=extra)
