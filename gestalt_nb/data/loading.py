@@ -233,16 +233,18 @@ def load_edges(
         rows = _rows([*columns, "type"], [*converted, kinds], len(df), any_missing)  # the type goes into each row's properties
         edges, merged = _directed_edges(sources, targets, kinds, rows, given_ids, warn)
     else:
-        edges, merged = _undirected_edges(sources, targets, kinds, _rows(columns, converted, len(df), any_missing), given_ids, warn)
+        rows = _rows(columns, converted, len(df), any_missing)
+        edges, merged = _undirected_edges(sources, targets, kinds, rows, given_ids, warn)
     if merged:
         warn.append(_merged_note(merged, len(df), id))
     db = connection.db
     _check_endpoints(db, df, source, target, sources, targets)
     new, changed, unchanged = _against_stored(db, edges, directed)
-    del edges
-    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True)], len(new) + len(changed), "relationships")
+    created, updated = len(new), len(changed)
+    del edges, rows, sources, targets, kinds, given_ids, converted  # the relationships alone go on to the write
+    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True)], created + updated, "relationships")
     _warn(warn)
-    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn, merged, list(warn))
+    return LoadResult("relationships", len(df), created, updated, unchanged, time.perf_counter() - started, warn, merged, list(warn))
 
 
 def _given_ids(df: Any, id: str | None, id_prefix: str | None) -> list[str] | None:

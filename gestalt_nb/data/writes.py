@@ -97,26 +97,32 @@ def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
     )
 
 
-def _ingest(tx: Any, nodes: list[Any], edges: list[Any]) -> None:
-    """New nodes and relationships through ``ingest_arrow`` (serialized payloads, indexes maintained), names kept."""
-    import pyarrow as pa
+def _ingest_nodes(tx: Any, nodes: list[Any]) -> None:
+    """New nodes through ``ingest_arrow`` (serialized payloads, indexes maintained, append-only), names kept."""
+    ids = [node.get_id_bytes for node in nodes]
+    names.sync(tx, ids, dict(zip(ids, nodes)), new=True)
+    values = [tx.serialize_node_value(node) for node in nodes]
+    tx.ingest_arrow(ids, [], [], [], [], ingestion_mode="serialized_payloads", index_mode="maintain", node_values=values, edge_values=[])
 
-    binary = pa.binary()
-    node_values = pa.array([tx.serialize_node_value(node) for node in nodes], type=binary)
-    edge_values = pa.array([tx.serialize_edge_value(edge) for edge in edges], type=binary)
-    tx.ingest_arrow(
-        pa.array([node.get_id for node in nodes], type=pa.string()),
-        pa.array([edge.get_id for edge in edges], type=pa.string()),
-        pa.array([edge.source for edge in edges], type=pa.string()),
-        pa.array([edge.target for edge in edges], type=pa.string()),
-        pa.array([edge.get_type for edge in edges], type=pa.string()),
-        ingestion_mode="serialized_payloads",
-        index_mode="maintain",
-        node_values=node_values,
-        edge_values=edge_values,
+
+def _ingest_edges(tx: Any, edges: list[Any], keep: bool) -> None:
+    """New relationships through ``ingest_arrow``; the ``Edge`` objects dropped once they are columns, unless ``keep``.
+
+    GestaltDB's LMDB store turns every column into a Python list of bytes: plain lists of bytes
+    are handed over as they are, where Arrow arrays would be copied once more.
+    """
+    columns = (
+        [edge.get_id_bytes for edge in edges],
+        [edge.source.encode("utf-8") for edge in edges],
+        [edge.target.encode("utf-8") for edge in edges],
+        [edge.get_type for edge in edges],
+        [tx.serialize_edge_value(edge) for edge in edges],
     )
-    if nodes:
-        names.sync(tx, [node.get_id_bytes for node in nodes], {node.get_id_bytes: node for node in nodes}, new=True)
+    if not keep:
+        edges.clear()  # the columns hold everything that is written: the objects can go before the write
+    ids, sources, targets, types, values = columns
+    del columns
+    tx.ingest_arrow([], ids, sources, targets, types, ingestion_mode="serialized_payloads", index_mode="maintain", node_values=[], edge_values=values)
 
 
 def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
@@ -127,21 +133,25 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     """
     db = connection.db
     progress = _Progress(total, label)
+    written: list[str] = []
+    done = 0
     started = time.perf_counter()
     try:
         with db.transaction() as tx:
             for method, items, extra in steps:
                 if not items:
                     continue
+                written.extend(item.get_id for item in items)
                 if method == "ingest_nodes":
-                    _ingest(tx, items, [])
+                    _ingest_nodes(tx, items)
                 elif method == "ingest_edges":
-                    _ingest(tx, [], items)
+                    _ingest_edges(tx, items, keep=bool(db.indexed_edge_properties))  # kept to name a too-long value
                 elif method == "put_nodes":
                     names.put_nodes(tx, items)  # the name index kept in the same transaction
                 else:
                     tx.put_edges_bulk(items, check_existing=extra)
-                progress.update(len(items))
+                progress.update(len(written) - done)
+                done = len(written)
             names.advance(tx)  # the name index, kept in this transaction, is current
     except Exception as exc:
         full = map_full(exc, "load")
@@ -157,7 +167,7 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
     if total:
-        connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)
+        connection.feed.publish("load", written, exact=True)
     return seconds
 
 
