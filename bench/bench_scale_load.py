@@ -104,11 +104,11 @@ def gestalt(path: Path, nodes, edges) -> None:
 def worker(kind: str, frames_path: str, out: str) -> None:
     with open(frames_path, "rb") as handle:
         nodes, edges = pickle.load(handle)
-    from gestaltdb.graphdb import GraphDB  # noqa: F401 - imported off the clock for both
-
-    import gestalt_nb  # noqa: F401  (imports off the clock for both)
-    import gestalt_nb.data.loading  # noqa: F401  (what gestalt_nb imports on first use: the adapter, pandas, pyarrow)
+    # imported off the clock for both: the engine, and what gestalt_nb imports on first use (the adapter, pandas, pyarrow)
     import pyarrow  # noqa: F401
+    from gestaltdb.graphdb import GraphDB  # noqa: F401
+
+    import gestalt_nb.data.loading  # noqa: F401
 
     path = Path(out)
     wall, cpu = time.perf_counter(), time.process_time()
