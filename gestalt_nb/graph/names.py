@@ -59,7 +59,7 @@ MAX_ID_BYTES = 480
 #: Nodes read per batch while rebuilding.
 BATCH = 5000
 #: A stale index of a writable graph up to this many nodes is rebuilt before a lookup without asking.
-CATCH_UP_NODES = 200_000
+CATCH_UP_NODES = 100_000
 _MANIFEST_KEY = b"schema:manifest"
 _NODE_INDEXES_KEY = b"schema:indexes:node_properties"
 
