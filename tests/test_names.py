@@ -158,7 +158,7 @@ def test_a_database_written_by_the_previous_version_is_migrated_once_on_open(she
     old_database(tmp_path / "old")
     run(shell, f"%gestalt open {tmp_path / 'old'}")
     printed = capsys.readouterr().out
-    assert printed.count("Moving the case-insensitive name index") == 1 and "30 names" in printed
+    assert printed.count("Moving the case-insensitive name index") == 1 and "30 names; '__name_lc' and '__name_norm' removed" in printed
     connection = gestalt_nb.connection()
     assert seeds("OLD NODE 7") == ["n7"]
     assert not names.legacy(connection.db) and not names.stale(connection.db)
@@ -172,6 +172,20 @@ def test_a_database_written_by_the_previous_version_is_migrated_once_on_open(she
     assert seeds("old node 3") == ["n3"] and not names.legacy(gestalt_nb.connection().db)
     assert records(gestalt_nb.connection()) == 30
     assert gestalt_nb.connection().index_names() == 30 and records(gestalt_nb.connection()) == 30  # a rebuild leaves nothing behind
+
+
+def test_a_migration_that_fails_leaves_the_old_database_working(shell, tmp_path, capsys, monkeypatch):
+    old_database(tmp_path / "old", 5)
+
+    def full(*args, **kwargs):
+        raise RuntimeError("MDB_MAP_FULL")
+
+    monkeypatch.setattr(names, "_drop_legacy", full)
+    run(shell, f"%gestalt open {tmp_path / 'old'}")
+    assert "The name index was not changed (RuntimeError: MDB_MAP_FULL)" in capsys.readouterr().out
+    db = gestalt_nb.connection().db
+    assert names.legacy(db) and "__name_lc" in db.get_node(b"n1").properties  # rolled back: as it was
+    assert seeds("OLD NODE 1") == ["n1"]  # found through the old index
 
 
 def test_a_read_only_connection_to_an_old_database_still_finds_names(tmp_path):

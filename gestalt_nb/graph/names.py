@@ -357,12 +357,16 @@ def ensure_index(connection: Any) -> Any:
         return catch_up(connection)
     if legacy(db):
         print(f"Moving the case-insensitive name index of '{connection.alias}' out of the nodes' properties (once; one transaction)…", flush=True)
+        done = f"'{NAME_KEY}' and '{NORM_KEY}' removed from every node"
+    else:
+        print(f"Building the case-insensitive name index of '{connection.alias}' (once; one transaction)…", flush=True)
+        done = "built"
+    try:
         count = connection.index_names()
-        print(f"Name index moved beside the graph: {count:,} names; '{NAME_KEY}' and '{NORM_KEY}' removed from every node.", flush=True)
+    except Exception as exc:  # rolled back: the database is as it was (an old one still finds names its old way)
+        print(f"The name index was not changed ({type(exc).__name__}: {exc}); retry with connection.index_names().", flush=True)
         return connection
-    print(f"Building the case-insensitive name index of '{connection.alias}' (once; one transaction)…", flush=True)
-    count = connection.index_names()
-    print(f"Name index built: {count:,} names.", flush=True)
+    print(f"Name index beside the graph: {count:,} names; {done}.", flush=True)
     return connection
 
 
