@@ -122,6 +122,11 @@ def has_index(db: Any) -> bool:
     return _state(db) is not None or legacy(db)
 
 
+def supported(db: Any) -> bool:
+    """Whether ``db`` can keep the side index (LMDB)."""
+    return _index_table(db) is not None
+
+
 def legacy(db: Any) -> bool:
     """Whether ``db`` still has the old ``__name_lc`` / ``__name_norm`` property indexes (a database not yet migrated)."""
     return any(name in db.indexed_node_properties for name in LEGACY)

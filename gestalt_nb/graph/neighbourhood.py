@@ -281,7 +281,8 @@ def _seeds(walk: _Walk, entities: list[str] | None, connection: Any, notes: list
     if not indexed:
         notes.append(
             "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
-            "has no case-insensitive name index. Build it once with connection.index_names()."
+            + ("has no case-insensitive name index. Build it once with connection.index_names()." if names.supported(db)
+               else "is not stored in LMDB, the only backend that keeps a case-insensitive name index.")
         )
     elif (note := names.stale_note(db)) is not None:
         notes.append(note)
