@@ -64,6 +64,10 @@ class Displayable:
         """IPython shows a result through its view, under a display id (see ``View._ipython_display_``)."""
         self.view._ipython_display_()
 
+    def _display_(self) -> Any:
+        """marimo shows a result through its view too (see ``View._display_``)."""
+        return self.view._display_()
+
 
 def displayed(view: Any) -> None:
     """Remember that ``view`` was displayed by the cell now running."""

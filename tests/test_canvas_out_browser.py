@@ -361,6 +361,7 @@ from gestaltdb.graphdb import Edge, Node
 PAYLOADS = json.loads({json.dumps(json.dumps(PAYLOADS))})
 _h = gestalt_nb.create(str(Path(tempfile.mkdtemp()) / "hostile"), alias="hostile")
 nodes = [Node("anchor", labels=["Person"], properties={{"name": "anchor"}})]
+PAYLOADS.append("a NUL\\x00 and \\x1b in a caption")  # characters XML forbids: the SVG still parses
 nodes += [Node(f"n{{i}}", labels=["Person", p[:60]], properties={{"name": p, p[:40]: p}}) for i, p in enumerate(PAYLOADS)]
 with _h.db.transaction() as tx:
     tx.put_nodes(nodes)
@@ -385,6 +386,7 @@ print(json.dumps(len(hostile.subgraph.nodes)))
         assert not any(key.lower().startswith("on") or "href" in key.lower() for element in root.iter() for key in element.attrib)
         assert any((element.text or "").startswith(PAYLOADS[1][:20]) for element in root.iter()), "a caption shows the payload as text"
         assert len(root.findall(".//{http://www.w3.org/2000/svg}circle")) == count
+        assert any((element.text or "").startswith("a NUL\u2400 and \u241b") for element in root.iter()), "shown visibly"
     svg_page = out.chromium.new_page()
     svg_page.goto((tmp_path / "hostile.svg").resolve().as_uri())
     svg_page.wait_for_timeout(300)

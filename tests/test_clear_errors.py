@@ -3,6 +3,7 @@ written to a missing folder says so; and expanding follows one rule everywhere (
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import gestalt_nb
@@ -28,3 +29,20 @@ def test_explorer_expands_both_ways_like_the_canvas(demo):
     explorer.start("acme")
     explorer.expand()  # acme has only incoming WORKS_FOR: "out" alone would find nothing
     assert {"alice", "carla"} <= set(explorer.subgraph.nodes)
+
+
+def test_nothing_the_explorer_reports_shows_a_stored_integer_id(shell, demo):
+    gestalt_nb.load_nodes(pd.DataFrame({"pid": [0, 1, 2, 3], "name": ["zero", "one", "two", "three"]}), id="pid", label="Num")
+    gestalt_nb.load_edges(pd.DataFrame({"a": [0, 1, 1], "b": [1, 2, 3]}), source="a", target="b", type="NEXT")
+    view = gestalt_nb.explore(1)
+    explorer = view.explorer
+    explorer.expand()
+    assert set(explorer.subgraph.nodes_df()["id"]) == {0, 1, 2, 3}, "both ways: 0 comes in, 2 and 3 go out"
+    reports = [explorer.last_expansion, explorer.last_sampling, explorer.node_details(1), explorer.find("Num", "name", "two"),
+               explorer.cypher(), explorer.subgraph.notes, list(explorer.subgraph.to_networkx().nodes),
+               explorer.subgraph.nodes_df().to_dict("records"), explorer.subgraph.edges_df().to_dict("records")]
+    assert "__lc_int__" not in repr(reports), reports
+    assert explorer.last_expansion["node_ids"] == [1] and {item["node"] for item in explorer.last_sampling} == {1}
+    view.expand([2])  # the view's step, anchored at the node as typed
+    view.expand_all()
+    assert set(gestalt_nb.run(explorer.cypher()).subgraph.nodes) == set(explorer.subgraph.nodes)

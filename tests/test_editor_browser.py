@@ -3,7 +3,9 @@
 A notebook connects to the demo graph; its %%gcypher cell is typed into: the words get Cypher's
 classHighlighter classes while the Python cell beside it keeps Python; a missing `)` is underlined
 by the kernel's parser (with the message the cell shows when run) and the mark goes when fixed; an
-untyped relationship gets a warning mark; "Format Cypher" splits a one-line 6-clause query into 6
+untyped relationship gets a warning mark; beside jupysql-plugin (installed with the test extra: it
+puts Python or SQL into every editor) a %%sql cell stays SQL and a %%gcypher cell stays Cypher, also
+after another extension rewrites the cells' types; "Format Cypher" splits a one-line 6-clause query into 6
 lines with the same --explain plan; hovering a label shows its count and properties. Hostile text
 typed into the cell, and a hostile label from the schema shown on hover, execute nothing and stay
 text. No request leaves the local server; no console error comes from our code. Screenshots (light
@@ -36,6 +38,7 @@ SETUP = (
     "_g.connection().graph.refresh_schema()"
 )
 PYTHON_CELL = "x = 'MATCH (n)'  # a Python string\ndef f(n):\n    return n + 42"
+SQL_CELL = "%%sql\nSELECT name FROM people WHERE age > 42 LIMIT 5 -- a note"
 SIX_CLAUSES = ("match (a:Person)-[:KNOWS]->(b:Person) where a.name <> 'x' with a, count(b) as friends "
                "order by friends desc limit 5 return a.name as name, friends")
 
@@ -51,7 +54,7 @@ def editor_notebook(root: Path) -> str:
 
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(SETUP), nbformat.v4.new_code_cell("%%gcypher --explain\nMATCH (n) RETURN n LIMIT 1"),
-                      nbformat.v4.new_code_cell(PYTHON_CELL)]
+                      nbformat.v4.new_code_cell(PYTHON_CELL), nbformat.v4.new_code_cell(SQL_CELL)]
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(notebook, str(root / "editor.ipynb"))
     return "editor.ipynb"
@@ -69,9 +72,16 @@ def chromium():
         yield instance
 
 
+class ExposedServer(JupyterServer):
+    """A server whose page keeps the app as ``window.jupyterapp`` (to rewrite a cell's type as an extension would)."""
+
+    def command(self) -> list[str]:
+        return super().command() + ["--LabServerApp.expose_app_in_browser=True"]
+
+
 @pytest.fixture(scope="module", params=FRONTENDS)
 def editor(request, chromium):
-    server = JupyterServer(request.param).start()
+    server = ExposedServer(request.param).start()
     name = editor_notebook(server.root)
     page = JupyterPage(chromium, server)
     page.open(name)
@@ -116,12 +126,12 @@ def lint_message(page: JupyterPage, mark) -> str:
     return text
 
 
-def shot(page: JupyterPage, n: int, name: str) -> Path:
+def shot(page: JupyterPage, n: int, name: str, through: int | None = None) -> Path:
     SHOTS.mkdir(parents=True, exist_ok=True)
     path = SHOTS / f"editor-{page.frontend}-{name}.png"
     cell(page, n).scroll_into_view_if_needed()
     page.pause(0.2)
-    top, bottom = cell(page, n).bounding_box(), cell(page, n + 1).bounding_box()
+    top, bottom = cell(page, n).bounding_box(), cell(page, through if through is not None else n + 1).bounding_box()
     height = min(bottom["y"] + bottom["height"] - top["y"] + 90, 700)  # room for a tooltip below
     page.page.screenshot(path=str(path), clip={"x": top["x"], "y": max(top["y"] - 60, 0), "width": top["width"], "height": height + 60})
     return path
@@ -156,6 +166,47 @@ def test_cypher_cell_gets_cypher_classes_and_python_keeps_python(editor):
     page.page.wait_for_function("(n) => document.querySelectorAll('" + CODE_CELLS + "')[n].querySelector('.tok-typeName')", arg=1)
     cell(page, 2).locator(".cm-content").click()
     print(f"\n{page.frontend}: light → {shot(page, 1, 'light')}")
+    assert ours(page) == [] and page.remote == []
+
+
+MIME_TYPES_JS = """(pairs) => {
+  const cells = window.jupyterapp.shell.currentWidget.content.model.cells;
+  for (const [i, type] of pairs) cells.get(i).mimeType = type;
+  return Array.from({length: cells.length}, (_, i) => cells.get(i).mimeType);
+}"""
+
+
+def test_beside_jupysql_sql_stays_sql_python_stays_python_and_cypher_stays_cypher(editor):
+    import jupysql_plugin  # noqa: F401  (the test extra installs it: this test is about living beside it)
+
+    page = editor
+    type_into(page, 2, PYTHON_CELL + "  # a note\nok = 1 if x else None")
+    type_into(page, 3, SQL_CELL)
+    type_into(page, 1, "%%gcypher\nMATCH (n:Person RETURN n.name", " ")
+    wait_mark(page, 1, "error")  # linted by the kernel
+    assert "tok-typeName" in token_classes(page, 1).get("Person", "")
+
+    def sql_is_sql() -> None:
+        python, sql = token_classes(page, 2), token_classes(page, 3)
+        keyword, comment = python["if"], python["# a note"]  # the theme's classes for a keyword, a comment
+        assert [sql.get(word) for word in ("SELECT", "FROM", "WHERE", "LIMIT")] == [keyword] * 4, sql
+        assert sql.get("-- a note") == comment, sql
+        assert not any("tok-" in found for found in [*python.values(), *sql.values()]), (python, sql)
+
+    sql_is_sql()
+    # another extension gives the cells its types: ours comes back on the %%gcypher cell, theirs stays on %%sql
+    types = page.page.evaluate(MIME_TYPES_JS, [[1, "text/x-ipython"], [3, "text/x-sql"]])
+    page.pause(0.5)
+    types = page.page.evaluate(MIME_TYPES_JS, [])
+    assert types[1] == "text/x-gcypher" and types[3] == "text/x-sql" and types[2] != "text/x-gcypher", types
+    type_into(page, 1, "%%gcypher\nMATCH (a:Person)-[r]->(b) RETURN a.name", " ")
+    assert "-[r]->" in wait_mark(page, 1, "warning").inner_text()
+    type_into(page, 3, SQL_CELL + "\n")
+    page.pause(0.5)
+    sql_is_sql()
+    assert page.page.evaluate(MIME_TYPES_JS, [])[3] == "text/x-sql"
+    cell(page, 3).locator(".cm-content").click()
+    print(f"\n{page.frontend}: %%gcypher beside %%sql → {shot(page, 1, 'beside-sql', through=3)}")
     assert ours(page) == [] and page.remote == []
 
 

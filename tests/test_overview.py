@@ -135,10 +135,26 @@ def test_the_magic_draws_super_nodes_and_a_double_click_drills_in_and_undo_folds
     canvas.drill(0)
     assert canvas.collapse(0) == 6
     assert set(canvas.subgraph.nodes) == before
+    assert canvas.collapse(0) == 0 and set(canvas.subgraph.nodes) == before, "an undrilled group stays drawn"
     clicked = []
     canvas.on_click(clicked.append)
     canvas._message(canvas, {"kind": "click", "id": people}, None)
     assert clicked == [people]
+
+
+def test_the_toolbars_collapse_folds_the_selected_members_group_back(shell, demo):
+    canvas = run(shell, "%goverview --by label").canvas
+    assert canvas.settings["collapsible"] and canvas.settings["expandable"]
+    before = set(canvas.subgraph.nodes)
+    canvas.drill(0)
+    assert "alice" in canvas.subgraph.nodes
+    canvas._message(canvas, {"kind": "collapse", "ids": [canvas.vocabulary.key("alice")]}, None)
+    assert set(canvas.subgraph.nodes) == before
+    canvas._message(canvas, {"kind": "collapse", "ids": [canvas.vocabulary.key(next(iter(before)))]}, None)
+    assert set(canvas.subgraph.nodes) == before, "collapsing an undrilled group changes nothing"
+    assert "Nothing to collapse" in canvas.status["text"]
+    plain = run(shell, "%gcypher MATCH (p:Person) RETURN p LIMIT 3").canvas
+    assert plain.settings["collapsible"] is False
 
 
 def test_drilling_a_big_group_draws_a_slice_and_n_more(empty):

@@ -90,7 +90,7 @@ def spots(page: JupyterPage, ids: list[str]) -> dict[str, dict]:
     return page.page.evaluate(f"""(ids) => {{ const el = {CANVAS}; const h = el.gestaltCanvas;
         const box = ((h.canvas && h.canvas()) || el.querySelector('canvas')).getBoundingClientRect();
         const out = {{}};
-        for (const id of ids) {{ const p = h.screenPosition(id); if (p) out[id] = {{x: box.left + p.x, y: box.top + p.y, w: box.width, h: box.height,
+        for (const id of ids) {{ const p = h.screenPosition(id); if (p) out[id] = {{x: box.left + p.x, y: box.top + p.y, w: box.width, h: box.height, left: box.left, top: box.top,
             inside: p.x >= 0 && p.y >= 0 && p.x <= box.width && p.y <= box.height}}; }}
         return out; }}""", ids)
 
@@ -111,6 +111,10 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     radii = page.kernel_json("print(json.dumps({k: v[2] for k, v in whole.canvas.shown.nodes.items()}))")
     ids = [f"group:{n}" for n in range(kernel["groups"])]
     assert spearman([radii[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9
+    # the saved picture is the overview as the page showed it: one disc per group, area following members
+    saved = page.kernel_json("import xml.etree.ElementTree as _ET\n_svg = _ET.fromstring(whole.canvas.snapshot('svg'))\n"
+                             "print(json.dumps({c.get('data-id'): float(c.get('r')) for c in _svg.iter('{http://www.w3.org/2000/svg}circle')}))")
+    assert set(saved) == set(ids) and spearman([saved[i] ** 2 for i in ids], kernel["sizes"]) >= 0.9
 
     # a click on a small group reaches Python with its id
     small = ids[-1]
@@ -145,3 +149,26 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() === n", arg=drawn, timeout=15_000)
     back = page.kernel_json("print(json.dumps(sorted(whole.canvas.subgraph.nodes)))")
     assert back == sorted(kernel["ids"])
+
+    # drilled again, a member selected by a click, the toolbar's Collapse folds its group back
+    show_canvas(page)
+    again = spots(page, ["group:0"])["group:0"]
+    page.page.mouse.dblclick(again["x"], again["y"])
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() > n", arg=drawn, timeout=30_000)
+    page.pause(2.5)
+    members = page.kernel_json("print(json.dumps([k for k in whole.canvas.subgraph.nodes if k not in whole.canvas.subgraph.groups][:40]))")
+    show_canvas(page)  # running a cell scrolls the notebook
+    seen = spots(page, members)
+    # a member the pointer finds at its own spot (not under another disc or the tooltip)
+    page.page.mouse.move(seen[members[0]]["left"] + 3, seen[members[0]]["top"] + 3)  # the hover tooltip goes
+    page.pause(0.5)
+    member = next(key for key in members if key in seen and seen[key]["inside"]
+                  and hook(page, "h.debug(arg[0], arg[1]).nodeAt", [seen[key]["x"] - seen[key]["left"], seen[key]["y"] - seen[key]["top"]]) == key
+                  and page.page.evaluate("(p) => (document.elementFromPoint(p[0], p[1]) || {}).tagName", [seen[key]["x"], seen[key]["y"]]) == "CANVAS")
+    page.page.mouse.click(seen[member]["x"], seen[member]["y"])
+    page.page.wait_for_function(f"(id) => {CANVAS}.gestaltCanvas.selected().includes(id)", arg=member, timeout=5_000)
+    collapse = page.page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas] [data-gestalt-action='collapse']").first
+    assert collapse.is_visible() and collapse.is_enabled()
+    collapse.click()
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() === n", arg=drawn, timeout=15_000)
+    assert page.kernel_json("print(json.dumps(sorted(whole.canvas.subgraph.nodes)))") == sorted(kernel["ids"])

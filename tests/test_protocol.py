@@ -55,6 +55,7 @@ BAD = {
     "click": [{"id": None}, {"id": ["a"]}, {"id": {"x": 1}}, {"id": "x" * 20_000}, {}],
     "dblclick": [{"id": True}, {"id": 3.5j if False else [1]}, {}],
     "undo": [],
+    "collapse": [{"ids": "a"}, {"ids": []}, {"ids": [None]}, {"ids": ["x" * 20_000]}, {}],
     "sync": [{"have": "lots"}, {"have": 10**30}, {"have": -1}, {"have": float("nan")}, {"have": [1]}],
     "ready": [{"ms": "fast"}, {"nodes": -5}, {"ms": 10**40}],
     "shown": [{"ids": "a"}, {"ids": ["a"], "xy": [1], "r": [1], "ci": [0], "colors": [], "hidden": []}, {"width": "wide"}],

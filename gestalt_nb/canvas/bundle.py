@@ -3,12 +3,14 @@
 anywidget keeps ``_esm`` in every widget model's state, so a 500 KB bundle in each canvas would be
 saved once per output. Instead each canvas's ``_esm`` is a tiny loader (``LOADER``), and the bundle
 rides in one shared model (``CanvasBundle``) that the loader reads through anywidget's host API,
-imports from a Blob URL and caches per page by its source hash.
+imports from a Blob URL and caches per page by its source hash. In marimo each canvas carries the
+bundle itself (``model_traits``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,6 +79,28 @@ class CanvasBundle(anywidget.AnyWidget):
 
 
 _shared: CanvasBundle | None = None
+
+
+def in_marimo() -> bool:
+    """Whether this runs inside a marimo notebook or app (marimo is imported there already)."""
+    marimo = sys.modules.get("marimo")
+    try:
+        return bool(marimo is not None and marimo.running_in_notebook())
+    except Exception:  # an older or partial marimo: treat as not marimo
+        return False
+
+
+def model_traits() -> dict[str, str]:
+    """The bundle traits of a new canvas: the loader and the shared model, or (in marimo) the bundle itself.
+
+    marimo runs every browser session of an app (a second tab, a reload) in its own session of one
+    process, and a model made in one session is unknown to the others' pages: a shared model kept per
+    process would leave every later session at "Loading the graph canvas…". marimo saves no widget
+    state into notebooks, so there each canvas carries the bundle as its own ``_esm``.
+    """
+    if in_marimo():
+        return {"_esm": code(), "_bundle": "", "_bundle_hash": bundle_hash()}
+    return {"_bundle": f"anywidget:{shared().model_id}", "_bundle_hash": bundle_hash()}
 
 
 def shared() -> CanvasBundle:

@@ -17,6 +17,9 @@ from .expand import add_expansion
 
 
 class GroupExpander:
+    #: The page offers Collapse on canvases whose expander folds groups back (``canvas.settings``).
+    collapses = True
+
     def __init__(self, result: Any, members: Callable[[Any, str], Any] | None, *, max_nodes: int = 200) -> None:
         self.result, self.members, self.max_nodes = result, members, max_nodes
 
@@ -66,10 +69,10 @@ def collapse(canvas: Any, group: Any) -> int:
     drawn = [node_id for node_id in canvas.subgraph.nodes if node_id not in canvas.subgraph.groups]
     groups = result.group_of(drawn).to_numpy() if drawn else []
     members = [node_id for node_id, found in zip(drawn, groups) if found == number]
-    more = [key for key, info in canvas.subgraph.groups.items() if info.get("group") == number]
+    super_node = result.subgraph.nodes[result.node_id(number)]
+    more = [key for key, info in canvas.subgraph.groups.items() if info.get("group") == number and key != super_node.id]
     if not members and not more:
         return 0
-    super_node = result.subgraph.nodes[result.node_id(number)]
     back = type(canvas.subgraph)(nodes={super_node.id: super_node}, groups={super_node.id: result.subgraph.groups[super_node.id]})
     for key, edge in result.subgraph.edges.items():
         if super_node.id in (edge.source, edge.target):
@@ -79,3 +82,20 @@ def collapse(canvas: Any, group: Any) -> int:
     for key in more:
         canvas.subgraph.groups.pop(key, None)
     return len(members) + len(more)
+
+
+def collapse_selected(canvas: Any, node_ids: list[str]) -> int:
+    """The toolbar's Collapse: fold back every drilled group one of ``node_ids`` (a member or an "N more") is in."""
+    expander = canvas.expander
+    if not isinstance(expander, GroupExpander):
+        canvas.say("Collapse folds an overview's drilled groups back; this canvas draws no overview.", "warning")
+        return 0
+    result, groups = expander.result, canvas.subgraph.groups
+    members = [node_id for node_id in node_ids if node_id not in groups]
+    numbers = {int(groups[node_id]["group"]) for node_id in node_ids if node_id in groups}
+    if members:
+        numbers.update(int(found) for found in result.group_of(members).to_numpy() if found >= 0)
+    folded = sum(collapse(canvas, number) for number in sorted(numbers))
+    if not folded:
+        canvas.say("Nothing to collapse: select a drilled group's members (or its 'N more') first.")
+    return folded

@@ -40,6 +40,13 @@ class Undo(TypedDict):
     kind: Literal["undo"]
 
 
+class Collapse(TypedDict):
+    """The toolbar's Collapse: fold the overview groups of these drawn nodes back into their super-nodes."""
+
+    kind: Literal["collapse"]
+    ids: list[str]
+
+
 class Sync(TypedDict):
     kind: Literal["sync"]
     have: int
@@ -90,6 +97,17 @@ def _whole(value: Any, low: int = 0, high: int = 10**12) -> int:
     return int(value)
 
 
+#: Most nodes one Collapse may name (a selection past this is not one a person made).
+MAX_COLLAPSE = 100_000
+
+
+def _collapse(content: dict[str, Any]) -> Collapse:
+    ids = content.get("ids")
+    if not isinstance(ids, list) or not 1 <= len(ids) <= MAX_COLLAPSE:
+        raise ValueError("a collapse names 1 or more drawn nodes")
+    return Collapse(kind="collapse", ids=[_id(item) for item in ids])
+
+
 def _path(content: dict[str, Any]) -> Path:
     ids = content.get("ids")
     if not isinstance(ids, list) or len(ids) != 2:
@@ -102,6 +120,7 @@ PARSERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     "click": lambda c: Click(kind="click", id=_id(c.get("id"))),
     "dblclick": lambda c: DoubleClick(kind="dblclick", id=_id(c.get("id"))),
     "undo": lambda c: Undo(kind="undo"),
+    "collapse": _collapse,
     "sync": lambda c: Sync(kind="sync", have=_whole(c.get("have", 0))),
     "ready": lambda c: Ready(kind="ready", ms=_whole(c.get("ms", 0)), nodes=_whole(c.get("nodes", 0))),
     "shown": parse_shown,

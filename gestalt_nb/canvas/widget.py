@@ -29,11 +29,12 @@ from ..graph.subgraph import Subgraph
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
 from .drill import collapse as collapse_group
+from .drill import collapse_selected
 from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
 from .payload import Vocabulary, payload
-from .protocol import Click, DoubleClick, Handlers, Path, Ready, Sync, Undo
+from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo
 from .protocol import parse as parse_message
 from .snapshot import Shown
 from .snapshot import svg_of as snapshot_svg
@@ -85,9 +86,9 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         size: str | None = None,
         layout: Any = None,
     ) -> None:
-        shared = bundle.shared()
-        super().__init__(_bundle=f"anywidget:{shared.model_id}", _bundle_hash=bundle.bundle_hash(), _key=uuid.uuid4().hex, height=height)
-        self._bundle_model = shared
+        traits = bundle.model_traits()  # the shared bundle model, or in marimo the bundle itself
+        super().__init__(**traits, _key=uuid.uuid4().hex, height=height)
+        self._bundle_model = bundle.shared() if traits["_bundle"] else None
         self.caption_property = caption_property
         self.max_nodes, self.max_edges = max_nodes, max_edges
         self._click: list[NodeCallback] = []
@@ -117,7 +118,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
         packed = gzip.compress(json.dumps(graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
         with self.hold_sync():
-            self.settings = {"expandable": self._expander is not None, "caption": self.caption_property}
+            self.settings = {**self._expander_settings(self._expander), "caption": self.caption_property}
             self.graph_gz = packed
             self.revision = 0
 
@@ -136,7 +137,12 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         if value is not None:
             _callable(value, "expander")
         self._expander = value
-        self.settings = {**self.settings, "expandable": value is not None}
+        self.settings = {**self.settings, **self._expander_settings(value)}
+
+    @staticmethod
+    def _expander_settings(expander: Expander | None) -> dict[str, bool]:
+        """What the page's toolbar offers: double-click expansion, and Collapse on an overview's canvas."""
+        return {"expandable": expander is not None, "collapsible": bool(getattr(expander, "collapses", False))}
 
     # -- deltas ------------------------------------------------------------------------
     def add(self, subgraph: Subgraph, *, anchor: str | None = None, undoable: bool = False, on_undo: Callable[[], Any] | None = None) -> dict[str, int]:
@@ -326,6 +332,10 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     def _undo_asked(self, _message: Undo) -> None:
         if not self.undo():
             self.say("Nothing to undo.")
+
+    @HANDLERS("collapse")
+    def _collapse_asked(self, message: Collapse) -> None:
+        self._call(collapse_selected, self, [self.vocabulary.node_id(key) for key in message["ids"]])
 
     @HANDLERS("sync")
     def _sync_asked(self, message: Sync) -> None:

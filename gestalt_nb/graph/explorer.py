@@ -1,5 +1,12 @@
 """Walk out from a node one typed hop at a time, with undo, a node budget and the Cypher to match.
 
+One rule for expanding, wherever it starts (``Explorer.expand()``, the explorer's Expand button, a
+double-click on any canvas): relationships are followed both ways unless a direction is given.
+Ids a person or their code reads from the explorer (``find``, ``node_details``, ``last_expansion``,
+``last_sampling``, the Cypher) are as loaded (``0``, not the stored ``__lc_int__:0``); the
+``Subgraph`` it keeps is keyed by stored ids like every drawing, and its tables and networkx graph
+give ids as loaded too.
+
 Expansion reads GestaltDB's typed adjacency (``sample_neighbors``, seeded so a session is
 reproducible), never an untyped ``-[r]->`` pattern, which scans every edge per node. The Cypher
 shown for what is on screen names the exact relationships drawn (``WHERE id(r) IN [...]``).
@@ -122,6 +129,8 @@ class Explorer:
         """Add up to ``sample_size`` neighbours per node and type, both directions by default (as a double-click
         on the canvas does); returns how many nodes were added.
 
+        ``direction`` is ``"both"`` by default (like a double-click on the canvas), or ``"out"`` / ``"in"``.
+
         ``node_ids`` defaults to the highlighted (start) nodes; ``types`` to every relationship type
         each node has (read from its own typed adjacency, not from the schema sample); ``sample_size``
         to the explorer's. ``sample_all=True`` (or an explorer made with ``sample_size=None``) draws
@@ -131,7 +140,7 @@ class Explorer:
         """
         node_ids = self._expandable(node_ids, direction)
         size = None if sample_all else (sample_size or self.sample_size)
-        self._last_expand = {"node_ids": node_ids, "direction": direction, "types": types}
+        self._last_expand = {"node_ids": [as_loaded(node_id) for node_id in node_ids], "direction": direction, "types": types}
         step = _Step(self, direction, size)
         for node_id in node_ids:
             for kind in list(types) if types else self.relationship_types(node_id):
@@ -145,7 +154,7 @@ class Explorer:
         self.last_sampling = step.sampling
         left = dict(self.state.left)
         for item in step.sampling:  # what each (node, type, direction) still leaves out, over all expansions
-            left[item["node"], item["type"], direction] = item["total"] - item["drawn"]
+            left[resolve(self.connection.db, item["node"]), item["type"], direction] = item["total"] - item["drawn"]
         subgraph.truncated = any(left.values())
         subgraph.notes = [note for note in subgraph.notes if not note.startswith(_SAMPLED)]
         if self.left_out:
@@ -175,7 +184,7 @@ class Explorer:
         last = self._last_expand or {}
         return self.expand(
             node_ids if node_ids is not None else last.get("node_ids"),
-            direction=direction or last.get("direction", "out"),
+            direction=direction or last.get("direction", "both"),
             types=types if types is not None else last.get("types"),
             sample_all=True,
         )
@@ -242,7 +251,7 @@ class _Step:
                 self.new_nodes[neighbor] = None
             chosen.append(db.key_to_string(record["edge_id"]))
         self.edge_ids.update(dict.fromkeys(chosen))
-        self.sampling.append({"node": node_id, "type": kind, "drawn": len(chosen), "total": total})
+        self.sampling.append({"node": as_loaded(node_id), "type": kind, "drawn": len(chosen), "total": total})
         if chosen:
             self.branches.append(
                 f"MATCH (n {{id: {_literal(node_id)}}}){_pattern(self.direction, kind)}(m) "

@@ -16,6 +16,7 @@ from ..canvas.expand import add_expansion
 from ..errors import GestaltError
 from ..graph import catalog
 from ..graph.explorer import DIRECTIONS, Explorer
+from ..graph.ids import resolve
 from ..render import render
 from . import html as h
 from .tabs import View
@@ -108,7 +109,8 @@ class ExplorerView(View):
         anchor = (last.get("node_ids") or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
         return self._step(self.explorer.expand_all, anchor)
 
-    def _step(self, expand: Any, anchor: str | None) -> ExplorerView:
+    def _step(self, expand: Any, anchor: Any) -> ExplorerView:
+        anchor = resolve(self.explorer.connection.db, anchor) if anchor is not None else None  # 0 → its stored key
         notes_before = list(self.explorer.subgraph.notes)
         expand()
         self._steps.append("delta")

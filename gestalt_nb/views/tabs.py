@@ -86,6 +86,27 @@ class View:
                 following.add(id(canvas))
                 canvas.on_shown(self._page_showed)
 
+    def _display_(self) -> Any:
+        """marimo's display hook (marimo runs anywidgets, not ipywidgets' tabs): the live graph canvas above
+        the static tables, or the static view when there is no graph to draw (docs/guide/frontends.md)."""
+        import marimo as mo  # only marimo calls this, so it is imported already
+
+        display.displayed(self)
+        canvas = self.canvases()[0] if self.canvases() else self._marimo_canvas()
+        if canvas is None:
+            return mo.Html(self.static_html())
+        return mo.vstack([mo.ui.anywidget(canvas), mo.Html(self.text_html())])
+
+    def _marimo_canvas(self) -> Any:
+        """The canvas to show in marimo, made now (None for a view without a graph or with another renderer)."""
+        return None
+
+    def text_html(self) -> str:
+        """The view's text summary as a <pre> block (shown under the canvas in marimo)."""
+        import html
+
+        return f"<pre>{html.escape(self.text())}</pre>"
+
     @cached_property
     def _display_id(self) -> str:
         return uuid.uuid4().hex
@@ -125,6 +146,10 @@ class TabbedView(View):
     def canvases(self) -> list[Any]:
         drawing = self.__dict__.get("drawing")
         return [drawing.canvas] if drawing is not None and "canvas" in drawing.__dict__ else []
+
+    def _marimo_canvas(self) -> Any:
+        graph = self.graph()
+        return self.canvas if graph and self.options.renderer == "canvas" else None
 
     def tabs(self) -> list[tuple[str, Page]]:
         raise NotImplementedError

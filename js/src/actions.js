@@ -147,8 +147,14 @@ export const actionMethods = {
     }
   },
 
+  collapseSelected() {
+    const ids = [...this.selected].filter((k) => this.graph.hasNode(k));
+    if (ids.length) this.send({ kind: "collapse", ids });
+  },
+
   updateButtons() {
-    this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0 });
+    const collapsible = !!(this.model.get("settings") || {}).collapsible;
+    this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0, collapsible });
     this.updateOutButtons();
   },
 

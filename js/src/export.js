@@ -21,9 +21,11 @@ function download(blob, name) {
 }
 
 // Characters XML 1.0 forbids (C0 controls but tab / newline / return, U+FFFE/FFFF, lone surrogates): a
-// serializer writes them raw and the file does not open, so they become U+FFFD, visibly.
+// serializer writes them raw and the file does not open. Shown instead: a control's picture (NUL as
+// U+2400), else U+FFFD.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const xmlText = (text) => String(text).replace(NOT_XML, "\uFFFD");
+const xmlText = (text) =>
+  String(text).replace(NOT_XML, (ch) => (ch.charCodeAt(0) < 0x20 ? String.fromCharCode(0x2400 + ch.charCodeAt(0)) : "\uFFFD"));
 
 function el(name, attrs) {
   const e = document.createElementNS(SVG_NS, name);

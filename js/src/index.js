@@ -59,6 +59,7 @@ class CanvasView {
       hide: () => this.hideSelected(),
       pin: () => this.pinSelected(),
       undo: () => this.undoLast(),
+      collapse: () => this.collapseSelected(),
       search: (q) => this.search(q),
       pick: (key) => this.pick(key),
     });
@@ -443,7 +444,7 @@ class CanvasView {
 
   applySettings() {
     // settings.caption is applied by Python (it builds captions); nothing to redraw here.
-    this.updateOutButtons();
+    this.updateButtons();
   }
 
   applyTheme() {

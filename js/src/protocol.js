@@ -7,11 +7,12 @@
 /** @typedef {{kind: "click", id: string}} Click  a node was clicked */
 /** @typedef {{kind: "dblclick", id: string}} DoubleClick  a node was double-clicked (expand / drill) */
 /** @typedef {{kind: "undo"}} Undo  the toolbar's Undo on a kernel delta */
+/** @typedef {{kind: "collapse", ids: string[]}} Collapse  the toolbar's Collapse: fold these nodes' overview groups back */
 /** @typedef {{kind: "sync", have: number}} Sync  resend every delta after revision `have` */
 /** @typedef {{kind: "ready", ms: number, nodes: number}} Ready  the first frame is drawn */
 /** @typedef {{kind: "shown", width: number, height: number, revision: number, ids: string[], xy: number[], r: number[], ci: number[], colors: string[], hidden: string[], dpr: number}} ShownReport  what the page shows */
 /** @typedef {{kind: "path", ids: [string, string]}} PathAsk  the Path button: the shortest path between two nodes */
-/** @typedef {Click | DoubleClick | Undo | Sync | Ready | ShownReport | PathAsk} PageMessage */
+/** @typedef {Click | DoubleClick | Undo | Collapse | Sync | Ready | ShownReport | PathAsk} PageMessage */
 
 /** @typedef {{op: string, [field: string]: unknown}} Op  one step of a delta (add / remove / highlight / fit / style / layout / filter …) */
 /** @typedef {{kind: "delta", revision: number, ops: Op[], anchor: string | null, undoable: boolean}} Delta */
@@ -19,7 +20,7 @@
 /** @typedef {Delta | Status} KernelMessage */
 
 /** Kinds this page sends to the kernel. */
-export const PAGE_SENDS = /** @type {const} */ (["click", "dblclick", "undo", "sync", "ready", "shown", "path"]);
+export const PAGE_SENDS = /** @type {const} */ (["click", "dblclick", "undo", "collapse", "sync", "ready", "shown", "path"]);
 /** Kinds this page handles from the kernel. */
 export const PAGE_HANDLES = /** @type {const} */ (["delta", "status"]);
 

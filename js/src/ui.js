@@ -86,9 +86,12 @@ export function buildUI(root, on) {
   const hide = btn("Hide", "Hide the selected nodes", () => on.hide());
   const pin = btn("Pin", "Pin / unpin the selected nodes", () => on.pin());
   const undo = btn("Undo", "Undo the last change", () => on.undo());
+  const collapse = btn("Collapse", "Fold the selected nodes' groups back into their super-nodes", () => on.collapse());
+  collapse.setAttribute("data-gestalt-action", "collapse");
+  collapse.hidden = true; // only on an overview's canvas (settings.collapsible)
   const count = h("span", "gc-count");
   const status = h("div", "gc-status");
-  bar.append(search, fit, hide, pin, undo, count, status);
+  bar.append(search, fit, hide, pin, undo, collapse, count, status);
 
   const main = h("div", "gc-main");
   const stage = h("div", "gc-stage");
@@ -147,10 +150,12 @@ export function buildUI(root, on) {
       status.textContent = clip(text || "", 400);
       status.className = "gc-status" + (level === "warning" || level === "error" ? " gc-" + level : "");
     },
-    setButtons({ selection, undoable }) {
+    setButtons({ selection, undoable, collapsible }) {
       hide.disabled = !selection;
       pin.disabled = !selection;
       undo.disabled = !undoable;
+      collapse.hidden = !collapsible;
+      collapse.disabled = !selection;
     },
     setResults(list, query) {
       // list: [{key, caption, extra}]

@@ -2,34 +2,36 @@
 //
 // A code cell whose first line is `%%gcypher ...` (or a one-line `%gcypher ...` cell) gets the
 // text/x-gcypher mime type, whose language is Cypher (highlighting, lint, hover: ./editor.js); changing
-// the first line switches it back to the notebook's own (Python) mime type, and either way again.
+// the first line switches it back to the notebook's own (Python) mime type, and either way again. Only a
+// type we set is switched back: a type another extension gave a cell (a %%sql cell's) is left alone.
+// Beside that, ./first.js gives every editor the Cypher support (its language at the highest precedence) while its text
+// is a %%gcypher cell, so an extension that puts its own language into every editor (jupysql-plugin)
+// cannot take the cell over, whichever loads first.
 // "Format Cypher" (gestalt-nb:format-cypher) asks the kernel for the formatted cell.
 import { ICommandPalette } from '@jupyterlab/apputils';
-import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { EditorExtensionRegistry, IEditorExtensionRegistry, IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { cypherSupport, LINT_DELAY_MS } from './editor';
+import { isCypherText, registerCypherFirst } from './first';
 import { ask } from './kernel';
 
 export const MIME = 'text/x-gcypher';
 export const FORMAT = 'gestalt-nb:format-cypher';
-const CELL_MAGIC = /^%%gcypher(?=\s|$)/;
-const LINE_MAGIC = /^%gcypher(?=\s|$)/;
 
 /** Whether a cell's text is Cypher for the editor: a %%gcypher cell, or a one-line %gcypher cell. */
-export function isCypherCell(source) {
-  const newline = source.indexOf('\n');
-  const first = newline === -1 ? source : source.slice(0, newline);
-  return CELL_MAGIC.test(first) || (LINE_MAGIC.test(first) && (newline === -1 || !source.slice(newline + 1).trim()));
-}
+export const isCypherCell = isCypherText;
 
 function watchNotebook(panel) {
   const notebook = panel.content;
   const watched = new WeakSet();
   const update = (model) => {
     if (model.type !== 'code' || model.isDisposed) return;
-    const want = isCypherCell(model.sharedModel.getSource()) ? MIME : notebook.codeMimetype;
-    if (model.mimeType !== want) model.mimeType = want;
+    if (isCypherCell(model.sharedModel.getSource())) {
+      if (model.mimeType !== MIME) model.mimeType = MIME;
+    } else if (model.mimeType === MIME) {
+      model.mimeType = notebook.codeMimetype; // ours to undo; another extension's type stays
+    }
   };
   const scan = () => {
     const cells = notebook.model ? notebook.model.cells : null;
@@ -97,12 +99,13 @@ const plugin = {
   description: 'Cypher in %%gcypher cells: highlighting, checks by the kernel\'s GestaltDB parser, format, hover.',
   autoStart: true,
   requires: [INotebookTracker, IEditorLanguageRegistry],
-  optional: [ICommandPalette],
-  activate(app, tracker, languages, palette) {
+  optional: [ICommandPalette, IEditorExtensionRegistry],
+  activate(app, tracker, languages, palette, extensions) {
     const started = performance.now();
     const kernelFor = kernelFinder(tracker);
     const support = cypherSupport(kernelFor);
     languages.addLanguage({ name: 'gcypher', displayName: 'Cypher (gestalt-nb)', mime: MIME, extensions: [], load: async () => support });
+    if (extensions) registerCypherFirst(extensions, EditorExtensionRegistry, support);
     tracker.widgetAdded.connect((_, panel) => watchNotebook(panel));
     tracker.forEach((panel) => watchNotebook(panel));
     addFormatCommand(app, tracker, palette);
