@@ -97,7 +97,7 @@ class Connection:
     overview = Deferred("grouped.build", "overview")
 
     def index_names(self) -> int:
-        """Build the case-insensitive name index (``__name_lc``), backfilled in one transaction."""
+        """(Re)build the case-insensitive name index beside the graph from every node, in one transaction; names indexed."""
         from .graph.names import index_names  # deferred: keeps %load_ext light
 
         changed = index_names(self)
@@ -343,8 +343,11 @@ class Registry:
                 backend=backend,
                 serializer="json",
                 backend_options=options,
-                indexed_node_properties=list(dict.fromkeys([*(indexed_node_properties or []), "__name_lc"])),  # graph.names.NAME_KEY
+                indexed_node_properties=list(indexed_node_properties or []) or None,
             )
+            from .graph.names import start  # deferred: it imports gestaltdb
+
+            start(db)  # the case-insensitive name index, beside the graph, empty and current
         except (ValueError, ImportError, ModuleNotFoundError) as exc:
             raise GestaltError(f"Cannot create a '{backend}' database: {exc}") from exc
         except Exception as exc:

@@ -160,7 +160,8 @@ def test_differently_written_names_are_one_node_linked_to_both_sources(empty):
     assert {d for d, e in mentions(empty) if e == "ACME Corp."} == {"a", "b"}
     assert facts(empty) == {("ACME Corp.", "HIRED", "Alice Chen"), ("Bob Li", "LEFT", "ACME Corp.")}
     assert [(m.name, m.into) for m in result.merges] == [("acme corp", "ACME Corp.")]
-    assert "__name_norm" in empty.db.indexed_node_properties
+    assert "__name_norm" not in empty.db.indexed_node_properties  # the resolution key is kept beside the graph
+    assert all(not key.startswith("__name") for node in nodes.values() for key in node.properties)
     # a later call finds the node through the index (neither the lower-cased name nor the id match) and merges into it
     later = gestalt_nb.extract([Document(id="c", page_content="Acme  Corp is in Boston.")],
                                ScriptedChatModel(responses=[graph([("Acme  Corp", "Organization")])]))

@@ -250,13 +250,18 @@ def test_a_load_writes_its_new_edges_in_one_bulk_call(empty, monkeypatch):
     n = 10_000
     gestalt_nb.load_nodes(pd.DataFrame({"id": [f"p{i}" for i in range(n)]}), id="id", label="P")
     calls = []
-    original = GraphDB.put_edges_bulk
+    original, merge = GraphDB.ingest_arrow, GraphDB.put_edges_bulk
 
-    def counted(self, edges, check_existing=True):
-        calls.append(len(edges))
-        return original(self, edges, check_existing=check_existing)
+    def counted(self, node_ids, edge_ids, *args, **kwargs):
+        calls.append(len(edge_ids))
+        return original(self, node_ids, edge_ids, *args, **kwargs)
 
-    monkeypatch.setattr(GraphDB, "put_edges_bulk", counted)
+    def merged(self, edges, check_existing=True):
+        calls.append(("merge", len(edges)))
+        return merge(self, edges, check_existing=check_existing)
+
+    monkeypatch.setattr(GraphDB, "ingest_arrow", counted)  # new relationships: GestaltDB's columnar ingestion, once
+    monkeypatch.setattr(GraphDB, "put_edges_bulk", merged)
     rng = np.random.default_rng(3)
     frame = pd.DataFrame({"s": [f"p{i}" for i in rng.integers(0, n, 30_000)], "t": [f"p{i}" for i in rng.integers(0, n, 30_000)], "id": [f"e{j}" for j in range(30_000)]})
     with warnings.catch_warnings():

@@ -22,6 +22,7 @@ import gestalt_nb
 from gestalt_nb.agents import ScriptedChatModel
 from gestalt_nb.canvas.payload import Vocabulary, payload
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.graph import names
 
 from .conftest import raw, run
 
@@ -118,7 +119,7 @@ def test_a_created_database_resolves_names_case_insensitively_without_a_manual_s
     found = gestalt_nb.query_subgraph(["alpha node"])
     assert found.seed_node_ids == ["a"] and not found.unresolved_entities
     assert not any("no case-insensitive name index" in note for note in found.notes)
-    assert "__name_lc" in connection.db.indexed_node_properties
+    assert "__name_lc" not in connection.db.indexed_node_properties and names.has_index(connection.db)
 
 
 @pytest.mark.parametrize("cell, seed", [
@@ -157,7 +158,8 @@ def test_opening_a_writable_database_without_the_index_builds_it_once(shell, tmp
     db.close()
     run(shell, f"%gestalt open {path}")
     assert gestalt_nb.query_subgraph(["OLD NODE 7"]).seed_node_ids == ["n7"]
-    assert "__name_lc" in gestalt_nb.connection().db.indexed_node_properties
+    db = gestalt_nb.connection().db
+    assert "__name_lc" not in db.indexed_node_properties and names.has_index(db) and not names.stale(db)
 
 
 # -- 8. a budget stop is the budget's own message --------------------------------------------------

@@ -127,7 +127,6 @@ def run(
     elapsed = time.perf_counter() - started
     subgraph = rows.subgraph(title=_title(query), fetch=connection.nodes)
     if prepared.writes:
-        names.rekey_written(connection.db, subgraph.nodes)  # a name written here resolves in the next cell
         connection.feed.publish("cypher", None, exact=False)
     notes = _notes(prepared, row_limit, truncated) + _id_notes(rewritten, bool(rows))
     return QueryResult(
@@ -157,8 +156,7 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
     graph = reading.reader(connection.graph)
     try:
         if prepared.writes:
-            # Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected.
-            records = graph.query(prepared.text, params, read_snapshot=False)
+            records = _write(connection, graph, prepared.text, params)
             return (reading.rows(records, row_limit, write=True), len(records) > row_limit), None, None
         check_ranges(prepared.ranges, params, budget)
 
@@ -176,6 +174,18 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
         raise
     except Exception as exc:  # the engine's own errors: keep its message, drop the traceback
         raise _failure(exc, params, connection) from exc
+
+
+def _write(connection: Connection, graph: Any, text: str, params: dict[str, Any]) -> list[Any]:
+    """Run a write in a transaction that keeps the name index for every node it put or deleted.
+
+    Writes inside CALL {} only run outside a read snapshot; top-level writes are unaffected. An
+    adapter subclass with its own ``query`` runs as it is (the name index then catches up on its next lookup).
+    """
+    if not isinstance(graph, reading.EngineReads):
+        return graph.query(text, params, read_snapshot=False)
+    with names.tracked(connection.db) as tx:
+        return reading.EngineRecords(tx.query(text, parameters=params, read_snapshot=False).records)
 
 
 def _id_notes(rewritten: list[Any], found: bool) -> list[str]:

@@ -119,6 +119,15 @@ def _text(value: str, where: str) -> str:
     return value
 
 
+def _texts(values: list[str], df: Any, column: str) -> None:
+    """Every value storable text (checked at once; the first bad one named by its row)."""
+    try:
+        "".join(values).encode("utf-8")
+    except UnicodeEncodeError:
+        for position, value in enumerate(values):
+            _text(value, _where(position, df.index[position], column))
+
+
 def _columns(df: Any, wanted: dict[str, str | None]) -> None:
     _flat_frame(df)
     missing = [f"{option}={name!r}" for option, name in wanted.items() if name is not None and name not in df.columns]
@@ -210,20 +219,37 @@ def _converted_columns(df: Any, columns: list[str], warn: list[str]) -> tuple[li
                     f"Column '{column}' mixes types ({', '.join(kinds)}); they are stored as given, but comparing "
                     "or sorting on it in Cypher fails at query time. Convert it first (e.g. .astype(str))."
                 )
-            out = []
-            for position, value in enumerate(series.tolist()):
-                try:
-                    item = convert(value)
-                except TypeError as exc:
-                    raise GestaltError(f"{_where(position, df.index[position], column)}: {exc}. Nothing was written.") from None
-                except RecursionError:
-                    raise GestaltError(f"{_where(position, df.index[position], column)}: {SELF_REFERENCE}") from None
-                if isinstance(item, str):
-                    _text(item, _where(position, df.index[position], column))
-                any_missing = any_missing or item is ABSENT
-                out.append(item)
+            out, missing = _object_column(series, df, column)
+            any_missing = any_missing or missing
             converted.append(out)
     return converted, any_missing
+
+
+def _object_column(series: Any, df: Any, column: str) -> tuple[list[Any], bool]:
+    """An object column as storable values (``ABSENT`` where missing) and whether any is missing."""
+    values = series.tolist()
+    if pd.api.types.infer_dtype(series, skipna=False) == "string" and not series.isna().any():  # plain text: nothing to convert
+        _texts(values, df, column)
+        return values, False
+    out, texts, any_missing = [], [], False
+    for position, value in enumerate(values):
+        try:
+            item = convert(value)
+        except TypeError as exc:
+            raise GestaltError(f"{_where(position, df.index[position], column)}: {exc}. Nothing was written.") from None
+        except RecursionError:
+            raise GestaltError(f"{_where(position, df.index[position], column)}: {SELF_REFERENCE}") from None
+        if isinstance(item, str):
+            texts.append(item)
+        any_missing = any_missing or item is ABSENT
+        out.append(item)
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        for position, item in enumerate(out):
+            if isinstance(item, str):
+                _text(item, _where(position, df.index[position], column))
+    return out, any_missing
 
 
 def _rows(columns: list[str], converted: list[list[Any]], rows: int, any_missing: bool) -> list[dict[str, Any]]:
@@ -256,8 +282,7 @@ def _ids(df: Any, column: str, warn: list[str] | None = None) -> list[str]:
     if pd.api.types.infer_dtype(series, skipna=False) == "string":
         bad = (series == "") | series.str.startswith("__lc_")
         if not bad.any():
-            for position, value in enumerate(values):
-                _text(value, _where(position, df.index[position], column))
+            _texts(values, df, column)
             return values  # the common case, same answer as entity_id
     ids = [_id(value, _where(position, df.index[position], column)) for position, value in enumerate(values)]
     if warn is not None and pd.api.types.infer_dtype(series, skipna=False) == "mixed-integer":

@@ -15,7 +15,7 @@ from gestaltdb.temporal import TemporalDate
 from langchain_core.documents import Document
 from langchain_gestaltdb import GestaltDBGraph, GraphDocument, GraphNode
 
-from ..graph.names import NAME_KEY, keyed
+from ..graph import names
 
 PEOPLE = [
     # id, name, born, h_index, rating
@@ -119,11 +119,10 @@ def build_demo(graph: GestaltDBGraph) -> None:
     db = graph.graph
     if "name" not in db.indexed_node_properties:
         db.create_node_property_index("name")
-    if NAME_KEY not in db.indexed_node_properties:
-        db.create_node_property_index(NAME_KEY)
+    names.start(db)
     labels = _label_of()
-    with db.transaction() as tx:
-        tx.put_nodes(keyed(tx, _nodes()))
+    with names.tracked(db) as tx:  # every node written here (the sources too) keeps its name in the index
+        tx.put_nodes(_nodes())
         tx.put_edges_bulk(
             [Edge(f"{src}-{kind}-{dst}", src, dst, properties={"type": kind, **props}) for src, kind, dst, props in RELATIONSHIPS],
             check_existing=False,
@@ -144,4 +143,5 @@ def build_demo(graph: GestaltDBGraph) -> None:
     name, when, then = RULE
     db.create_rule(name, when=when, then=then)
     db.run_rules(as_of=RULES_AS_OF)
+    names.rebuild(db)  # claims and rules committed in their own transactions: mark this small graph's index current
     graph.refresh_schema()

@@ -1,8 +1,8 @@
 """Load pandas DataFrames (and graph documents) fast, atomically, with progress.
 
 Every column is converted and checked (column-wise, :mod:`.columns`) before anything is written; then one backend
-transaction writes the whole load through GestaltDB's bulk APIs: ONE ``put_nodes`` call, and ONE
-``put_edges_bulk`` call for a load's new relationships (another for changed ones). A failure at any point — a bad value, an edge to a node that
+transaction writes the whole load through GestaltDB's bulk APIs: ONE columnar ``ingest_arrow`` call for
+a load's new nodes or relationships, ONE ``put_nodes`` / ``put_edges_bulk`` for those it changes. A failure at any point — a bad value, an edge to a node that
 does not exist, a full LMDB map — leaves the database as it was, and the error names the row and
 the column. Re-loading merges: properties are updated (incoming values win), labels are added,
 rows identical to what is stored are skipped. The transaction and progress bar are :mod:`.writes`.
@@ -22,7 +22,7 @@ from gestaltdb.graphdb import Edge, Node
 from langchain_gestaltdb import GestaltDBGraph
 
 from ..errors import GestaltError, storage_problem
-from ..graph.names import rekey
+from ..graph import names
 from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
 from .writes import _existing, _warn, _write
 
@@ -90,10 +90,11 @@ def load_nodes(
     merged = len(df) - len(nodes)
     if merged:
         notes.append(f"{merged:,} of {len(df):,} rows repeated an id in '{id}' and were merged into that node (labels added, later values win).")
-    writes, updated, unchanged = _nodes_against_stored(connection.db, nodes)
-    _write(connection, [("put_nodes", writes, None)], len(writes), "nodes")
+    created, changed, unchanged = _nodes_against_stored(connection.db, nodes)
+    del nodes
+    _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None)], len(created) + len(changed), "nodes")
     _warn(warn)
-    return LoadResult("nodes", len(df), len(writes) - updated, updated, unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
+    return LoadResult("nodes", len(df), len(created), len(changed), unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
 
 
 def _integer_ids(ids: list[str], id: str, keep_id: bool | None, columns: list[str]) -> tuple[list[str], list[str]]:
@@ -130,21 +131,24 @@ def _nodes(df: Any, ids: list[str], rows: list[dict[str, Any]], label: str | Non
     return nodes
 
 
-def _nodes_against_stored(db: Any, nodes: dict[str, Node]) -> tuple[list[Node], int, int]:
-    """The nodes to write (merged with what is stored) and how many of them update; how many are unchanged."""
+def _nodes_against_stored(db: Any, nodes: dict[str, Node]) -> tuple[list[Node], list[Node], int]:
+    """The new nodes, the stored ones to update (merged with what is stored) and how many are unchanged."""
     existing = _existing(db, [node.get_id_bytes for node in nodes.values()], "Node")
-    writes, updated, unchanged = [], 0, 0
+    if not existing:
+        return list(nodes.values()), [], 0
+    created, changed, unchanged = [], [], 0
     for node in nodes.values():
         raw = existing.get(node.get_id_bytes)
-        if raw is not None:
-            old = db.get_node(node.get_id_bytes)
-            node = Node(node.get_id, labels=sorted(set(old.labels) | set(node.labels)), properties={**old.properties, **node.properties})
-            if db.serialize_node_value(node) == raw:
-                unchanged += 1
-                continue
-            updated += 1
-        writes.append(node)
-    return writes, updated, unchanged
+        if raw is None:
+            created.append(node)
+            continue
+        old = db.get_node(node.get_id_bytes)
+        node = Node(node.get_id, labels=sorted(set(old.labels) | set(node.labels)), properties={**old.properties, **node.properties})
+        if db.serialize_node_value(node) == raw:
+            unchanged += 1
+        else:
+            changed.append(node)
+    return created, changed, unchanged
 
 
 def _labels(value: Any, where: str) -> list[str]:
@@ -229,15 +233,18 @@ def load_edges(
         rows = _rows([*columns, "type"], [*converted, kinds], len(df), any_missing)  # the type goes into each row's properties
         edges, merged = _directed_edges(sources, targets, kinds, rows, given_ids, warn)
     else:
-        edges, merged = _undirected_edges(sources, targets, kinds, _rows(columns, converted, len(df), any_missing), given_ids, warn)
+        rows = _rows(columns, converted, len(df), any_missing)
+        edges, merged = _undirected_edges(sources, targets, kinds, rows, given_ids, warn)
     if merged:
         warn.append(_merged_note(merged, len(df), id))
     db = connection.db
     _check_endpoints(db, df, source, target, sources, targets)
     new, changed, unchanged = _against_stored(db, edges, directed)
-    _write(connection, [("put_edges_bulk", new, False), ("put_edges_bulk", changed, True)], len(new) + len(changed), "relationships")
+    created, updated = len(new), len(changed)
+    del edges, rows, sources, targets, kinds, given_ids, converted  # the relationships alone go on to the write
+    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True)], created + updated, "relationships")
     _warn(warn)
-    return LoadResult("relationships", len(df), len(new), len(changed), unchanged, time.perf_counter() - started, warn, merged, list(warn))
+    return LoadResult("relationships", len(df), created, updated, unchanged, time.perf_counter() - started, warn, merged, list(warn))
 
 
 def _given_ids(df: Any, id: str | None, id_prefix: str | None) -> list[str] | None:
@@ -360,9 +367,8 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
     started = time.perf_counter()
     db = connection.db
     try:
-        with db.transaction() as tx:
+        with names.tracked(db) as tx:  # the name index kept for every node the documents wrote
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
-            rekey(tx, (str(node.id) for document in documents for node in getattr(document, "nodes", None) or ()))
     except Exception as exc:
         storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc

@@ -1,5 +1,11 @@
 """Writing a load: one backend transaction, each step ONE bulk call, with a progress bar; all or nothing.
 
+New nodes and relationships go through GestaltDB's columnar ingestion (``GraphDB.ingest_arrow`` with
+serialized payloads: Arrow columns of ids, endpoints, types and the serializer's own bytes; indexes
+maintained as it writes, append-only, so nothing stored is re-read); nodes and relationships that
+already exist are merged through ``put_nodes`` / ``put_edges_bulk``. The name index beside the graph
+(:mod:`gestalt_nb.graph.names`) is kept in the same transaction.
+
 A failure at any point — an edge to a node that does not exist, a full LMDB map, an index key too
 long — rolls the transaction back and says what to do; nothing is written.
 """
@@ -13,7 +19,7 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GestaltError, GestaltWarning, map_full, storage_problem
-from ..graph.names import keyed
+from ..graph import names
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -91,6 +97,34 @@ def _too_long_for_index(items: list[Any], indexed: set[str]) -> str | None:
     )
 
 
+def _ingest_nodes(tx: Any, nodes: list[Any]) -> None:
+    """New nodes through ``ingest_arrow`` (serialized payloads, indexes maintained, append-only), names kept."""
+    ids = [node.get_id_bytes for node in nodes]
+    names.sync(tx, ids, dict(zip(ids, nodes)), new=True)
+    values = [tx.serialize_node_value(node) for node in nodes]
+    tx.ingest_arrow(ids, [], [], [], [], ingestion_mode="serialized_payloads", index_mode="maintain", node_values=values, edge_values=[])
+
+
+def _ingest_edges(tx: Any, edges: list[Any], keep: bool) -> None:
+    """New relationships through ``ingest_arrow``; the ``Edge`` objects dropped once they are columns, unless ``keep``.
+
+    GestaltDB's LMDB store turns every column into a Python list of bytes: plain lists of bytes
+    are handed over as they are, where Arrow arrays would be copied once more.
+    """
+    columns = (
+        [edge.get_id_bytes for edge in edges],
+        [edge.source.encode("utf-8") for edge in edges],
+        [edge.target.encode("utf-8") for edge in edges],
+        [edge.get_type for edge in edges],
+        [tx.serialize_edge_value(edge) for edge in edges],
+    )
+    if not keep:
+        edges.clear()  # the columns hold everything that is written: the objects can go before the write
+    ids, sources, targets, types, values = columns
+    del columns
+    tx.ingest_arrow([], ids, sources, targets, types, ingestion_mode="serialized_payloads", index_mode="maintain", node_values=[], edge_values=values)
+
+
 def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], total: int, label: str) -> float:
     """Run every (method, items, extra) write step in one transaction, each step as ONE bulk call.
 
@@ -99,17 +133,26 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     """
     db = connection.db
     progress = _Progress(total, label)
+    written: list[str] = []
+    done = 0
     started = time.perf_counter()
     try:
         with db.transaction() as tx:
             for method, items, extra in steps:
                 if not items:
                     continue
-                if method == "put_nodes":
-                    tx.put_nodes(keyed(tx, items))
+                written.extend(item.get_id for item in items)
+                if method == "ingest_nodes":
+                    _ingest_nodes(tx, items)
+                elif method == "ingest_edges":
+                    _ingest_edges(tx, items, keep=bool(db.indexed_edge_properties))  # kept to name a too-long value
+                elif method == "put_nodes":
+                    names.put_nodes(tx, items)  # the name index kept in the same transaction
                 else:
                     tx.put_edges_bulk(items, check_existing=extra)
-                progress.update(len(items))
+                progress.update(len(written) - done)
+                done = len(written)
+            names.advance(tx)  # the name index, kept in this transaction, is current
     except Exception as exc:
         full = map_full(exc, "load")
         if full is not None:
@@ -124,7 +167,7 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
     if total:
-        connection.feed.publish("load", [item.get_id for _, items, _ in steps for item in items], exact=True)
+        connection.feed.publish("load", written, exact=True)
     return seconds
 
 

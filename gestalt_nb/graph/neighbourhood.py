@@ -1,9 +1,9 @@
 """``query_subgraph``: the neighbourhood of named entities, over typed adjacency, bounded, exact about cuts.
 
-Seeds are nodes whose ``name`` equals an entity case-insensitively, found through the
-``__name_lc`` property index (:mod:`gestalt_nb.graph.names`); failing that, nodes whose ``name`` equals
-it exactly through a ``name`` index if there is one (nodes written without the key, e.g. by a
-Cypher write); else the node with that exact id. From the
+Seeds are nodes whose ``name`` equals an entity case-insensitively, found through the name
+index kept beside the graph (:mod:`gestalt_nb.graph.names`; a stale one is caught up first, or the
+result says so); failing that, nodes whose ``name`` equals it exactly through a ``name`` index if
+there is one; else the node with that exact id. From the
 seeds a breadth-first walk follows relationships of every non-internal type in both directions
 for up to ``max_hops`` hops, reading GestaltDB's typed adjacency (``iter_typed_adjacency``), never
 an untyped ``-[r]-`` pattern. Bounds: ``max_nodes`` collected nodes, ``max_edges`` kept
@@ -38,7 +38,7 @@ from .subgraph import Subgraph, edge_from_json, node_from_json
 INTERNAL_TYPES = frozenset({bookkeeping.MENTIONS}) | bookkeeping.MEMORY_TYPES
 #: Node labels kept internal besides any ``__``-prefixed one (``__LangChainSource__``, ``__Memory*``).
 INTERNAL_LABELS = bookkeeping.MEMORY_LABELS
-#: Node properties gestalt-nb keeps for itself; hidden from drawings unless ``include_internal``.
+#: Node properties gestalt-nb kept for itself in earlier versions (migrated away on open); hidden unless ``include_internal``.
 INTERNAL_PROPERTIES = frozenset({names.NAME_KEY})
 MAX_HOPS = 6
 
@@ -220,7 +220,7 @@ def query_subgraph(
     def passes(kind: str) -> bool:
         return relations is None or kind in relations
 
-    seeds, unresolved = _seeds(walk, entities, db, notes)
+    seeds, unresolved = _seeds(walk, entities, connection, notes)
     def confident(raw: dict[str, Any]) -> bool:
         confidence = _confidence(raw)
         return confidence is not None and confidence >= min_confidence
@@ -271,17 +271,21 @@ def _checked(**params: Any) -> dict[str, Any]:
     return params
 
 
-def _seeds(walk: _Walk, entities: list[str] | None, db: Any, notes: list[str]) -> tuple[list[str], list[str]]:
-    """The seed node ids (collected at hop 0) and the entities that resolved to none."""
+def _seeds(walk: _Walk, entities: list[str] | None, connection: Any, notes: list[str]) -> tuple[list[str], list[str]]:
+    """The seed node ids (collected at hop 0) and the entities that resolved to none (a stale name index caught up first)."""
     if entities is None:
         walk.sample_seeds()
         return list(walk.order), []
+    db = names.catch_up(connection).db
     indexed = names.has_index(db)
     if not indexed:
         notes.append(
             "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
-            "has no case-insensitive name index. Build it once with connection.index_names()."
+            + ("has no case-insensitive name index. Build it once with connection.index_names()." if names.supported(db)
+               else "is not stored in LMDB, the only backend that keeps a case-insensitive name index.")
         )
+    elif (note := names.stale_note(db)) is not None:
+        notes.append(note)
     seeds: list[str] = []
     unresolved: list[str] = []
     for entity in entities:
@@ -350,7 +354,7 @@ class _Walk:
     def resolve(self, entity: str, indexed: bool) -> list[str]:
         found = names.lookup(self.db, entity, limit=self.max_nodes + 1) if indexed else []
         if not found and names.NAME_PROPERTY in self.db.indexed_node_properties:
-            # a node written without its key (a Cypher write): its exact name, through the name index
+            # a node the index does not know yet (written outside gestalt-nb): its exact name, through the name index
             found = [self.db.key_to_string(key) for _, key in zip(range(self.max_nodes + 1), self.db.iter_node_ids_by_property(names.NAME_PROPERTY, entity))]
         found = [node_id for node_id in found if self._node(node_id) is not None]
         if not found and self._node(entity) is not None:

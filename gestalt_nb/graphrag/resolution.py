@@ -2,10 +2,10 @@
 
 Names are compared by :func:`normalise`: Unicode NFKC, case folded, dots and apostrophes removed,
 other punctuation read as a space, whitespace collapsed — "ACME Corp." and "acme  corp" are one
-entity, "Jean-Luc" and "Jean Luc" too. The key is stored on each node GraphRAG writes in
-``__name_norm`` with a property index, so matching an extracted entity against the graph is one
-index lookup, never a scan. Nodes written by other writers are matched through the
-case-insensitive ``__name_lc`` index (:mod:`gestalt_nb.graph.names`) and then by exact id. No fuzzy
+entity, "Jean-Luc" and "Jean Luc" too. The key of every node's ``name`` is kept in the name index
+beside the graph (:mod:`gestalt_nb.graph.names`, never in the node's properties), so matching an
+extracted entity against the graph is one index lookup, never a scan; then the case-insensitive
+key, then the exact id. No fuzzy
 matching by default: names that differ by more than case, spacing and punctuation stay separate
 entities. ``fuzzy=90`` (a 0–100 similarity, needs ``rapidfuzz``: ``pip install 'gestalt-nb[graphrag]'``)
 also merges a new name into an entity *of the same call* with a shared label whose key is that
@@ -18,7 +18,6 @@ labels, keeps every spelling in the ``aliases`` property, and links the node to 
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,22 +26,14 @@ from langchain_gestaltdb._ingestion import entity_id
 from ..errors import GestaltError
 from ..graph import names
 
-NORM_KEY = "__name_norm"
+#: Where earlier versions stored the key in the node (stripped when such a node is merged into).
+NORM_KEY = names.NORM_KEY
 ALIASES = "aliases"
-_DROPPED = {"'", "’", "‘", ".", "`"}
 
 
 def normalise(name: Any) -> str | None:
     """The resolution key of a name, or None when it has none (empty, or too long to index)."""
-    if not isinstance(name, str):
-        return None
-    text = unicodedata.normalize("NFKC", name).casefold()
-    chars = []
-    for char in text:
-        if char in _DROPPED:
-            continue
-        chars.append(" " if unicodedata.category(char).startswith(("P", "S")) else char)
-    key = " ".join("".join(chars).split())
+    key = names.norm_key(name)
     if not key or len(key.encode("utf-8")) > names.MAX_KEY_BYTES:
         return None
     return key
@@ -77,9 +68,6 @@ class Entity:
         from gestaltdb.graphdb import Node
 
         properties = {**self.properties, "name": self.name, ALIASES: list(self.aliases)}
-        key = normalise(self.name)
-        if key is not None:
-            properties[NORM_KEY] = key
         return Node(self.node_id, labels=sorted(self.labels), properties=properties)
 
 
@@ -103,11 +91,8 @@ class Resolver:
     def _existing(self, name: str, key: str | None) -> Any:
         db = self.db
         candidates: list[str] = []
-        if key is not None and NORM_KEY in db.indexed_node_properties:
-            for raw in db.iter_node_ids_by_property(NORM_KEY, key):
-                candidates.append(db.key_to_string(raw))
-                if len(candidates) >= 5:
-                    break
+        if key is not None and names.has_index(db):
+            candidates = names.lookup(db, name, limit=5, loose=True)
         if not candidates and names.has_index(db):
             candidates = names.lookup(db, name, limit=5)
         if not candidates:

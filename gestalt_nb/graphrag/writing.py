@@ -22,7 +22,7 @@ from ..graph.adapter import normalize
 from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
 from ..graph.subgraph import Subgraph, edge_from_json, node_from_json
 from .extracted import Dropped
-from .resolution import NORM_KEY, Merge, Resolver
+from .resolution import Merge, Resolver
 
 
 # -- the result ----------------------------------------------------------------------
@@ -115,15 +115,12 @@ def _source(document: Document) -> tuple[str, Node]:
 
 
 def _ensure_indexes(connection: Any) -> None:
+    """The name index beside the graph (built once, O(N), the first time a graph without it is written)."""
     db = connection.db
-    if not names.has_index(db):
-        if next(iter(db.get_node_keys_generator()), None) is None:
-            db.create_node_property_index(names.NAME_KEY)  # an empty graph: nothing to backfill
-            db.indexed_node_properties.add(names.NAME_KEY)
-        else:
-            connection.index_names()  # one O(N) backfill, the first time a graph without it is written
-    if NORM_KEY not in db.indexed_node_properties:
-        db.create_node_property_index(NORM_KEY)
+    if names.legacy(db) or names._state(db) is None:
+        connection.index_names()
+    else:
+        names.catch_up(connection)
 
 
 def write_batch(connection: Any, resolver: Resolver, documents: list[GraphDocument], batch: int, result: ExtractionResult) -> None:
@@ -166,9 +163,10 @@ def write_batch(connection: Any, resolver: Resolver, documents: list[GraphDocume
     new_edges = [edge for edge in edges.values() if edge.get_id_bytes not in present]
     try:
         with db.transaction() as tx:
-            tx.put_nodes(names.keyed(tx, list(nodes.values())))
+            names.put_nodes(tx, list(nodes.values()))
             if new_edges:
                 tx.put_edges_bulk(new_edges, check_existing=False)
+            names.advance(tx)
     except Exception as exc:
         before = f" {result.batches} earlier batches stay written." if result.batches else " Nothing was written."
         raise GestaltError(f"Writing batch {batch + 1} failed and was rolled back:{before} ({type(exc).__name__}: {exc})") from exc

@@ -51,6 +51,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from ..errors import GestaltError, map_full
 from ..feed.changes import publish_for
+from ..graph import names
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
 from . import lease
 from .batching import Call, batcher_for, prepare
@@ -295,6 +296,7 @@ class GestaltStore(Reads, Writes, BaseStore):
                 with db.transaction() as tx:
                     lease.claim(tx, self._token, hint)
                     result = work(tx)
+                    names.advance(tx)  # its nodes are internal, never in the name index: the index stays current
             except GestaltError:
                 raise
             except Exception as exc:
