@@ -124,22 +124,23 @@ def test_a_writes_rows_are_walked(engine):
     assert rows._found is None and len(rows.subgraph().nodes) == 6
 
 
-def test_the_collector_is_paused_only_while_building():
-    assert gc.isenabled()
+def test_the_kernels_objects_are_set_aside_from_the_collector_only_while_building():
+    assert gc.get_freeze_count() == 0
+    kept = [[]]  # an object that exists before the build
     with building():
-        assert not gc.isenabled()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and gc.isenabled()  # the collector still frees what the build makes
         with building():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # the outermost build resumes it
-    assert gc.isenabled()
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen  # the outermost build puts them back
+    assert gc.get_freeze_count() == 0 and gc.is_tracked(kept)
     with pytest.raises(KeyError), building():
         raise KeyError("a build that fails")
-    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
     gc.disable()
     try:
         with building():
-            pass
-        assert not gc.isenabled()  # paused by someone else: left paused
+            assert gc.get_freeze_count() == 0  # paused by someone else: left to them
     finally:
         gc.enable()
 

@@ -44,21 +44,23 @@ class Edge:
 
 @contextmanager
 def building() -> Iterator[None]:
-    """Python's cycle collector paused while a result's thousands of nodes, relationships and payload dicts are made.
+    """The kernel's existing objects set aside from the cycle collector while a result is read, converted and packed.
 
-    They hold no cycles and outlive the build, yet every few hundred new containers make the collector walk
-    the kernel's live objects again: about 45% of converting and packing a 10k-node result (measured in
-    bench_gcypher.py's profile). Reference counting frees everything as usual meanwhile; the collector runs
-    again afterwards. Nested builds leave it to the outermost.
+    A read makes tens of thousands of engine values, nodes, relationships and payload dicts; every few hundred new
+    containers the collector runs, and its older generations walk every live object of the kernel again (the
+    notebook's other data included): 15-20% of a 10k-node read and about 40% of converting and packing it
+    (measured for bench_gcypher.py --kernel-split). ``gc.freeze`` moves what exists to a generation the collector
+    skips, so it walks only what the build makes, and still frees cycles among those; ``gc.unfreeze`` puts them back.
+    Left alone when something else froze objects or paused the collector (and inside another build).
     """
-    if not gc.isenabled():
+    if gc.get_freeze_count() or not gc.isenabled():
         yield
         return
-    gc.disable()
+    gc.freeze()
     try:
         yield
     finally:
-        gc.enable()
+        gc.unfreeze()
 
 
 #: Fetches node maps (adapter JSON shape) for ids that edges reference but the data did not carry.
