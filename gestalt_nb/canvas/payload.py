@@ -5,6 +5,8 @@ Nodes are keyed on the page by their id as loaded (``0``, not the stored ``__lc_
 side panel, the selection and callbacks show what the person gave; two nodes that would read
 alike (the integer 5 and the text "5") get distinct keys. Property values are shortened (``VALUE_CHARS``) and at most ``MAX_PROPERTIES`` are sent per
 element, so one huge property cannot blow up a saved notebook; the cut is marked with "…".
+Plain properties (short text, numbers, booleans, None: the common case) go out as the element's own dict, or
+a copy without bookkeeping keys, with no per-key work; anything else takes the full path (``_properties``).
 """
 
 from __future__ import annotations

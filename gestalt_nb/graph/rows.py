@@ -12,7 +12,10 @@ A row's JSON (``rows[i]``, ``head(n)``, ``records()``) is the adapter's JSON exa
 keys in the engine's order. A node's properties dict is shared by its drawing and its records, and by
 the rows that hold that node (nothing in gestalt-nb writes to it). ``records()`` is made once, when first read; views convert only the rows
 they show. ``subgraph()`` finds the same nodes, relationships and paths ``subgraph.from_records``
-finds in the JSON, without making it.
+finds in the JSON, without making it: for a read whose values are all nodes, relationships, paths, lists
+and plain values, the first call takes the reader's own id → entity dicts (filled in the order the rows
+hold them, which is the order walking the rows finds them); anything else (a map, the adapter's JSON, a
+write's rows) is walked.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from ..cypher.result import QueryResult
 from ..graph.subgraph import Subgraph
 from ..session import REGISTRY
 from . import html as h
-from .tabs import Page, TabbedView, widget_bundle
+from .tabs import Page, TabbedView
 
 
 class ResultView(TabbedView):
@@ -54,13 +54,6 @@ class ResultView(TabbedView):
         if result.subgraph:
             return [("Graph", self.graph_page), *pages]
         return [*pages, ("Graph", lambda: "<p>This result holds no nodes, relationships or paths to draw.</p>")]
-
-    def first_bundle(self) -> dict[str, Any] | None:
-        """The Graph tab's canvas with a one-line summary: the static picture, table and text follow (``bundle``)."""
-        if not self.result.subgraph or self.options.renderer != "canvas":
-            return None
-        summary = self.result.summary()
-        return widget_bundle(self.widget, f"<div><b>{h.esc(summary)}</b></div>", summary)
 
     def info_html(self) -> str:
         result = self.result

@@ -69,14 +69,6 @@ class View:
         """The graph canvases this view has made so far (their page reports redraw the static picture)."""
         return []
 
-    def first_bundle(self) -> dict[str, Any] | None:
-        """What a page needs to draw this view at once, sent before the rest of ``bundle()`` is made; None: one message.
-
-        In a kernel the output is then replaced by the whole bundle (same display id), so the saved notebook keeps the
-        static picture and text; the page hands the drawing to the redrawn output as it is (js/src/index.js).
-        """
-        return None
-
     def _ipython_display_(self) -> None:
         """Shown under a display id, so the saved notebook's static picture follows what the page shows.
 
@@ -85,15 +77,9 @@ class View:
         page hands the drawing to the redrawn output as it is (js/src/index.js), so nothing moves.
         """
         from IPython.display import display as show_output
-        from IPython.display import update_display
 
         display.displayed(self)
-        first = self.first_bundle() if _in_kernel() else None
-        if first is not None:  # the drawing goes out first; the static picture, table and text follow in place
-            show_output(first, raw=True, display_id=self._display_id)
-            update_display(self.bundle(), raw=True, display_id=self._display_id)
-        else:
-            show_output(self.bundle(), raw=True, display_id=self._display_id)
+        show_output(self.bundle(), raw=True, display_id=self._display_id)
         following = self.__dict__.setdefault("_following", set())
         for canvas in self.canvases():
             if id(canvas) not in following:
@@ -110,13 +96,6 @@ class View:
         from IPython.display import update_display
 
         update_display(self.bundle(), raw=True, display_id=self._display_id)
-
-
-def _in_kernel() -> bool:
-    """True in a Jupyter kernel, whose front end replaces an output in place; a terminal would print it twice."""
-    from IPython import get_ipython
-
-    return getattr(get_ipython(), "kernel", None) is not None
 
 
 def _close_tree(widget: Any) -> None:
