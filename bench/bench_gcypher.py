@@ -15,8 +15,9 @@ minus %%gcypher alone); the parts add up to the displayed cell.
 --memory measures the kernel memory each kept, displayed 1,000-row result holds, against jupysql.
 --compare TREE [TREE …] runs the split (or --memory, --load-ext) with gestalt_nb imported from each tree (PYTHONPATH),
 one worker process per tree, rounds alternating between them, and prints the parts side by side.
---first-frame times Shift+Enter to the first drawn frame at 5k / 10k nodes against ipysigma's Sigma(G) in
-JupyterLab and headless Chromium (bench/first_frame.py; with --compare, one server per tree).
+--first-frame times Shift+Enter to the first drawn frame at 1k / 5k / 10k / 50k nodes against ipysigma's Sigma(G) in
+JupyterLab and headless Chromium (bench/first_frame.py; with --compare, one server per tree); --kernel-split
+times that cell's kernel side in parts: the engine, the rest of run(), the canvas's first message, the static rest.
 
     python bench/bench_gcypher.py [--runs 7] [--load-ext] [--memory] [--first-frame [--sizes N …]] [--compare BEFORE AFTER]
 """
@@ -307,11 +308,16 @@ def main() -> None:
     parser.add_argument("--memory", action="store_true", help="only measure kernel memory per kept result")
     parser.add_argument("--compare", nargs="+", metavar="TREE", help="the split (or --memory) with gestalt_nb from each tree, interleaved")
     parser.add_argument("--first-frame", action="store_true", help="Shift+Enter to first frame against ipysigma (bench/first_frame.py)")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000], help="node counts for --first-frame")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000, 10000, 50000], help="node counts for --first-frame")
+    parser.add_argument("--kernel-split", action="store_true", help="the --first-frame cell's kernel side in parts (no browser)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         return worker()
+    if args.kernel_split:
+        from first_frame import kernel_split
+
+        return kernel_split(args.sizes, args.runs, args.compare)
     if args.first_frame:
         from first_frame import first_frames
 

@@ -11,7 +11,7 @@ WebGL draw calls came after it (both draw with sigma.js on WebGL; the same hook 
 ``trees``: one JupyterServer per tree with gestalt_nb imported from it (PYTHONPATH) in the kernel; runs
 alternate between trees, sizes and kinds each round; medians are printed.
 
-    python bench/bench_gcypher.py --first-frame [--sizes 5000 10000] [--runs 3] [--compare BEFORE AFTER]
+    python bench/bench_gcypher.py --first-frame [--sizes 1000 5000 10000 50000] [--runs 3] [--compare BEFORE AFTER]
 """
 
 from __future__ import annotations
@@ -135,3 +135,67 @@ def first_frames(sizes: list[int], runs: int, trees: list[str] | None, timeout: 
             ours = statistics.median(samples[(tree, nodes, "gcypher")])
             theirs = statistics.median(samples[(tree, nodes, "ipysigma")])
             print(f"  {tree or 'installed':>24} {nodes:>6,} nodes: %%gcypher {ours:5.2f} s | Sigma(G) {theirs:5.2f} s | {ours / theirs:4.2f}x")
+
+
+# -- the kernel side alone: where a drawn cell's time goes before the page gets anything ------------------------
+SPLIT = r"""
+import json, sys, time
+from IPython.core.interactiveshell import InteractiveShell
+import gestalt_nb
+from gestalt_nb.views.result_view import ResultView
+path, nodes, rounds, map_size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+query = "MATCH (a:Person)-[r:KNOWS]->(b:Person) RETURN a, r, b"
+shell = InteractiveShell.instance()
+shell.run_line_magic("load_ext", "gestalt_nb")
+connection = gestalt_nb.connect(path, map_size=map_size)
+line = f"--limit {2 * nodes} --max-nodes {nodes} --max-edges {2 * nodes}"
+def once():
+    started = time.perf_counter()
+    connection.db.query(query + f" LIMIT {2 * nodes + 1}")
+    engine = time.perf_counter()
+    result = shell.run_cell_magic("gcypher", line, query)
+    ran = time.perf_counter()
+    view = ResultView(result, **result.view_options)
+    first = getattr(view, "first_bundle", lambda: None)() or view.widget  # what the page needs to draw
+    sent = time.perf_counter()
+    view.bundle()  # the static picture, table and text
+    done = time.perf_counter()
+    view.close()
+    return {"engine": engine - started, "run": ran - engine, "first": sent - ran, "rest": done - sent}
+once()
+print("@@" + json.dumps([once() for _ in range(rounds)]))
+"""
+PARTS = {
+    "engine (GraphDB.query)": lambda t: t["engine"],
+    "gestalt-nb run() less the engine": lambda t: t["run"] - t["engine"],
+    "canvas payload (first message)": lambda t: t["first"],
+    "static picture, table, text": lambda t: t["rest"],
+    "kernel side until the page can draw": lambda t: t["run"] + t["first"],
+}
+
+
+def kernel_split(sizes: list[int], runs: int, trees: list[str] | None) -> None:
+    """The kernel side of the --first-frame cell, in parts (a real InteractiveShell, a real LMDB database; wall
+    seconds, garbage collection as in a kernel); with trees, one process per tree and size per round, alternating."""
+    import json
+    import subprocess
+
+    trees = trees or [""]
+    with tempfile.TemporaryDirectory(prefix="bench-split-") as scratch:
+        for nodes in sizes:
+            build(Path(scratch) / f"db{nodes}", nodes)
+        samples: dict = {}
+        for number in range(runs):
+            for nodes in sizes:
+                for tree in trees if number % 2 == 0 else trees[::-1]:
+                    env = {**os.environ, "PYTHONPATH": tree} if tree else None
+                    out = subprocess.run([sys.executable, "-c", SPLIT, str(Path(scratch) / f"db{nodes}"), str(nodes), "1", str(MAP_SIZE)],
+                                         capture_output=True, text=True, check=True, env=env, cwd=str(Path(__file__).parent))
+                    timing = json.loads(next(line for line in out.stdout.splitlines() if line.startswith("@@"))[2:])[0]
+                    samples.setdefault((tree, nodes), []).append(timing)
+    print(f"kernel side of the --first-frame cell, medians of {runs} (ms):")
+    header = "".join(f"{(Path(tree).name or tree or 'installed') + f' {nodes // 1000}k':>18}" for nodes in sizes for tree in trees)
+    print(f"{'':>38}{header}")
+    for name, part in PARTS.items():
+        cells = "".join(f"{statistics.median(part(t) for t in samples[(tree, nodes)]) * 1000:18.0f}" for nodes in sizes for tree in trees)
+        print(f"{name:>38}{cells}")

@@ -5,6 +5,8 @@ Nodes are keyed on the page by their id as loaded (``0``, not the stored ``__lc_
 side panel, the selection and callbacks show what the person gave; two nodes that would read
 alike (the integer 5 and the text "5") get distinct keys. Property values are shortened (``VALUE_CHARS``) and at most ``MAX_PROPERTIES`` are sent per
 element, so one huge property cannot blow up a saved notebook; the cut is marked with "…".
+Plain properties (short text, numbers, booleans, None: the common case) go out as the element's own dict, or
+a copy without bookkeeping keys, with no per-key work; anything else takes the full path (``_properties``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 from typing import Any
 
 from ..graph.ids import as_loaded
-from ..graph.subgraph import Edge, Node, Subgraph
+from ..graph.subgraph import Edge, Node, Subgraph, building
 from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
@@ -57,6 +59,35 @@ def _properties(shown: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _plain(properties: dict[str, Any]) -> dict[str, Any] | None:
+    """``_properties(display_properties(properties))`` for the common case, without per-key copies: plain values
+    (short text, numbers, booleans, None) under plain keys; None for anything else (then the full path runs).
+
+    The node's own dict is sent when none of its keys is bookkeeping (``__…``); else a copy without those.
+    """
+    hidden = 0
+    for key, value in properties.items():
+        kind = type(value)
+        if type(key) is not str or len(key) > 100:
+            return None
+        if key.startswith("__"):
+            hidden += 1
+        elif kind is str:
+            if len(value) > VALUE_CHARS:
+                return None
+        elif kind is float:
+            if value != value or value in _INFINITE:
+                return None
+        elif kind is not int and kind is not bool and value is not None:
+            return None
+    if len(properties) - hidden > MAX_PROPERTIES:
+        return None
+    return {key: value for key, value in properties.items() if not key.startswith("__")} if hidden else properties
+
+
+_INFINITE = (float("inf"), float("-inf"))
+
+
 class Vocabulary:
     """Label and type names in first-seen order; indexes stay valid as the canvas grows."""
 
@@ -65,6 +96,7 @@ class Vocabulary:
         self.types: list[str] = []
         self.keys: dict[str, str] = {}  # stored node id -> its key on the page
         self.ids: dict[str, str] = {}  # key on the page -> stored node id
+        self._numbers: dict[str, int] = {}  # label or type name -> its index (the lists in dict form)
 
     def key(self, node_id: str) -> str:
         """The node's key on the page: its id as loaded, unless another node already reads the same."""
@@ -81,58 +113,79 @@ class Vocabulary:
         """The stored id of the node drawn under ``key`` (unknown keys unchanged)."""
         return self.ids.get(key, key)
 
-    @staticmethod
-    def _index(names: list[str], name: str) -> int:
+    def _index(self, names: list[str], name: str) -> int:
         if not name:
             return -1
-        try:
-            return names.index(name)
-        except ValueError:
-            names.append(name)
-            return len(names) - 1
+        number = self._numbers.get((id(names), name))
+        if number is None or number >= len(names) or names[number] != name:
+            try:
+                number = names.index(name)
+            except ValueError:
+                names.append(name)
+                number = len(names) - 1
+            self._numbers[(id(names), name)] = number
+        return number
 
     def legend(self) -> list[dict[str, str]]:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
     def node(self, node: Node, caption_property: str, highlighted: bool, group: bool = False) -> dict[str, Any]:
-        shown = display_properties(node.properties)
+        properties = node.properties
+        panel = _plain(properties)  # plain values: display_properties would hand them back unchanged
+        shown = properties if panel is not None else display_properties(properties)
+        value = shown.get(caption_property)
+        text = value if type(value) is str else caption(node.id, shown, caption_property)
+        labels = node.labels
         item: dict[str, Any] = {
-            "id": self.key(node.id),
-            "c": shorten(caption(node.id, shown, caption_property), CAPTION_CHARS),
-            "l": self._index(self.labels, node.labels[0] if node.labels else ""),
+            "id": self.keys.get(node.id) or self.key(node.id),
+            "c": text if len(text) <= CAPTION_CHARS else shorten(text, CAPTION_CHARS),
+            "l": self._index(self.labels, labels[0]) if labels else -1,
         }
-        if len(node.labels) > 1:
-            item["L"] = list(node.labels[1:])
+        if len(labels) > 1:
+            item["L"] = list(labels[1:])
         if highlighted:
             item["h"] = 1
         if group:  # an overview's super-node: its caption is always drawn
             item["g"] = 1
         if shown:
-            item["p"] = _properties(shown)
+            item["p"] = panel if panel is not None else _properties(shown)
         return item
 
     def edge(self, edge: Edge, highlighted: bool, groups: dict[str, Any] | None = None) -> dict[str, Any]:
-        item: dict[str, Any] = {"id": edge.id, "s": self.key(edge.source), "t": self.key(edge.target), "y": self._index(self.types, edge.type)}
+        keys = self.keys
+        item: dict[str, Any] = {
+            "id": edge.id,
+            "s": keys.get(edge.source) or self.key(edge.source),
+            "t": keys.get(edge.target) or self.key(edge.target),
+            "y": self._index(self.types, edge.type),
+        }
         if highlighted:
             item["h"] = 1
         if groups and (edge.source in groups or edge.target in groups):  # an overview's super-edge: drawn as wide as its count
             count = edge.properties.get("relationships")
             if type(count) is int and count >= 1:
                 item["w"] = count
-        properties = {key: value for key, value in edge.properties.items() if key != "type" or value != edge.type}
+        properties = edge.properties
+        if len(properties) == 1 and properties.get("type", edge) == edge.type:
+            return item  # only its type (the common case): nothing more to send
+        properties = {key: value for key, value in properties.items() if key != "type" or value != edge.type}
         if properties:
-            item["p"] = _properties(display_properties(properties))
+            panel = _plain(properties)
+            item["p"] = panel if panel is not None else _properties(display_properties(properties))
         return item
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        nodes = [self.node(node, caption_property, node.id in subgraph.highlight_nodes, node.id in subgraph.groups) for node in subgraph.nodes.values()]
-        edges = [self.edge(edge, edge.id in subgraph.highlight_edges, subgraph.groups) for edge in subgraph.edges.values()]
+        node, edge = self.node, self.edge
+        marked_nodes, marked_edges, groups = subgraph.highlight_nodes, subgraph.highlight_edges, subgraph.groups
+        nodes = [node(item, caption_property, item.id in marked_nodes, item.id in groups) for item in subgraph.nodes.values()]
+        edges = [edge(item, item.id in marked_edges, groups) for item in subgraph.edges.values()]
         return nodes, edges
 
 
 def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None) -> dict[str, Any]:
     """The base ``graph`` trait of a canvas."""
-    nodes, edges = vocabulary.elements(subgraph, caption_property)
+    with building():
+        nodes, edges = vocabulary.elements(subgraph, caption_property)
     return {
         "nodes": nodes,
         "edges": edges,

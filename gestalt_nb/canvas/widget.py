@@ -25,7 +25,7 @@ import traitlets
 
 from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
-from ..graph.subgraph import Subgraph
+from ..graph.subgraph import Subgraph, building
 from . import bundle
 from .cypher import DrawingQuery, drawing_query
 from .drill import collapse as collapse_group
@@ -111,7 +111,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     # -- the whole graph (a full redraw) ---------------------------------------------
     def reset(self, subgraph: Subgraph, *, counts: dict[str, int] | None = None) -> None:
         """Draw ``subgraph`` from scratch (views rebuild); deltas start again from revision 0."""
-        self.subgraph = Subgraph(title=subgraph.title, truncated=subgraph.truncated).merge(subgraph)  # ours to grow
+        self.subgraph = subgraph.copy()  # ours to grow
         self.vocabulary = Vocabulary()
         self._log, self._undo = [], []
         self._counts = counts
@@ -180,11 +180,12 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
                 "warning",
             )
         labels_before, types_before = len(self.vocabulary.labels), len(self.vocabulary.types)
-        op: dict[str, Any] = {
-            "op": "add",
-            "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
-            "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
-        }
+        with building():
+            op: dict[str, Any] = {
+                "op": "add",
+                "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
+                "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
+            }
         if len(self.vocabulary.labels) != labels_before:
             op["labels"] = self.vocabulary.legend()
         if len(self.vocabulary.types) != types_before:

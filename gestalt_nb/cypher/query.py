@@ -23,6 +23,7 @@ from langchain_gestaltdb import ReadOnlyQueryError
 
 from ..errors import GestaltError, map_full, storage_problem
 from ..graph import ids, names
+from ..graph.subgraph import building
 from ..options import parse_bytes, settings
 from ..shorten import listing, shorten
 from . import reading, untyped
@@ -164,7 +165,8 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
             records, rewrite = untyped.run_read(graph, prepared, params, write)
             return (reading.rows(records, row_limit), len(records) > row_limit), rewrite
 
-        (kept, rewrite), usage = run_within(read, budget)
+        with building():  # outside run_within: a budget's stop never lands between freezing and thawing
+            (kept, rewrite), usage = run_within(read, budget)
         return kept, rewrite, usage
     except ReadOnlyQueryError as exc:
         raise GestaltError(

@@ -12,7 +12,10 @@ A row's JSON (``rows[i]``, ``head(n)``, ``records()``) is the adapter's JSON exa
 keys in the engine's order. A node's properties dict is shared by its drawing and its records, and by
 the rows that hold that node (nothing in gestalt-nb writes to it). ``records()`` is made once, when first read; views convert only the rows
 they show. ``subgraph()`` finds the same nodes, relationships and paths ``subgraph.from_records``
-finds in the JSON, without making it.
+finds in the JSON, without making it: for a read whose values are all nodes, relationships, paths, lists
+and plain values, the first call takes the reader's own id → entity dicts (filled in the order the rows
+hold them, which is the order walking the rows finds them); anything else (a map, the adapter's JSON, a
+write's rows) is walked.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from gestaltdb.graphdb import Node as EngineNode
 from gestaltdb.query_engine.cypher.ast import PathValue
 
 from .adapter import normalize
-from .subgraph import Edge, Node, NodeFetcher, Subgraph, from_records
+from .subgraph import Edge, Node, NodeFetcher, Subgraph, building, from_records
 from .values import EDGE_KEYS, NODE_KEYS, PATH_KEYS
 
 _intern = sys.intern
@@ -90,8 +93,11 @@ class _Reader:
         self.seen: dict[int, Any] = {}  # id(engine object) -> its compact value (the objects outlive the read)
         self.ids: dict[str, str] = {}  # one string object per node id (edges' endpoints share it)
         self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per label set
-        self.nodes: dict[str, Node] = {}
+        self.nodes: dict[str, Node] = {}  # in a read: every node and relationship, in the order the rows hold them
         self.edges: dict[str, Edge] = {}
+        #: False once a value was met that ``_absorb`` reads otherwise than this reader (a map, the adapter's
+        #: JSON, two unequal objects with one id): then ``nodes`` / ``edges`` are not the rows' subgraph.
+        self.exact = same_state
 
     def value(self, value: Any, depth: int) -> Any:
         kind = type(value)
@@ -100,10 +106,12 @@ class _Reader:
         if kind is EngineNode or kind is EngineEdge or isinstance(value, (EngineNode, EngineEdge, PathValue)):
             known = self.seen.get(id(value))
             if known is None:
-                known = self.seen[id(value)] = self.entity(value, depth)
+                known = self.seen[id(value)] = (self.node(value, depth) if kind is EngineNode else
+                                                self.edge(value, depth) if kind is EngineEdge else self.entity(value, depth))
             return known
         if depth < 64 and (kind is list or kind is tuple):
             return [self.value(item, depth + 1) for item in value]
+        self.exact = False
         if depth < 64 and kind is dict and all(type(key) is str for key in value):
             return {key: self.value(item, depth + 1) for key, item in value.items()}
         return normalize(value, _depth=depth)  # the adapter's conversion, or its error
@@ -114,18 +122,21 @@ class _Reader:
         if isinstance(value, EngineEdge):
             return self.edge(value, depth)
         if depth >= 63:
+            self.exact = False
             return normalize(value, _depth=depth)
         return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
 
     def node(self, value: EngineNode, depth: int) -> Any:
         node_id, given = value._id, value.labels
-        if type(node_id) is not str or type(given) is not tuple or depth >= 62:
-            return normalize(value, _depth=depth)  # not the engine's usual shapes: the adapter's JSON
-        labels = self.labels.get(given)  # the engine's labels: a tuple of str (``_normalize_labels``)
+        labels = self.labels.get(given) if type(given) is tuple else None  # the engine's labels: a tuple of str
         if labels is None:
-            if not all(type(label) is str for label in given):
-                return normalize(value, _depth=depth)
+            if type(node_id) is not str or type(given) is not tuple or not all(type(label) is str for label in given):
+                self.exact = False
+                return normalize(value, _depth=depth)  # not the engine's usual shapes: the adapter's JSON
             labels = self.labels[given] = tuple(map(_intern, given))
+        if type(node_id) is not str or depth >= 62:
+            self.exact = False
+            return normalize(value, _depth=depth)
         known = self.nodes.get(node_id) if self.same_state else None
         if known is not None and known.labels == labels and known.properties == value.properties:
             return known
@@ -133,6 +144,8 @@ class _Reader:
         node = _node(self.ids.setdefault(node_id, node_id), labels, properties)
         if known is None and self.same_state:
             self.nodes[node_id] = node
+        elif known is not None:
+            self.exact = False
         return node
 
     def edge(self, value: EngineEdge, depth: int) -> Any:
@@ -145,6 +158,7 @@ class _Reader:
         if not isinstance(target, str):
             target = target.get_id
         if not (type(value._id) is str and type(source) is str and type(target) is str) or depth >= 62:
+            self.exact = False
             return normalize(value, _depth=depth)
         properties = self.properties(value.properties, depth + 1)
         kind = properties.get("type") if isinstance(properties, dict) else None
@@ -153,6 +167,8 @@ class _Reader:
         edge = _edge(value._id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
         if known is None and self.same_state:
             self.edges[value._id] = edge
+        elif known is not None:
+            self.exact = False
         return edge
 
     @staticmethod
@@ -177,6 +193,9 @@ class Rows(Sequence):
         self.keys = keys
         self._items = items  # a tuple per row (values in ``keys`` order), or a dict for a row with other keys
         self._records = records
+        #: The reader's nodes and relationships when they are exactly what ``subgraph()`` finds (a read's rows),
+        #: used once by the first ``subgraph()`` instead of walking the rows again.
+        self._found: tuple[dict[str, Node], dict[str, Edge]] | None = None
 
     @classmethod
     def from_engine(cls, records: list[dict[str, Any]], *, same_state: bool = True) -> Rows:
@@ -185,14 +204,23 @@ class Rows(Sequence):
         reader = _Reader(same_state)
         keys = tuple(records[0]) if records else ()
         items: list[Any] = []
+        with building():
+            cls._read(reader, keys, records, items)
+        rows = cls(keys, items)
+        if reader.exact:
+            rows._found = (reader.nodes, reader.edges)
+        return rows
+
+    @staticmethod
+    def _read(reader: _Reader, keys: tuple[str, ...], records: list[Any], items: list[Any]) -> None:
         for record in records:
             if type(record) is not dict or not all(type(key) is str for key in record):
                 items.append(normalize(record))  # not a plain row: the adapter's JSON, as before
+                reader.exact = False
             elif len(record) == len(keys) and tuple(record) == keys:
                 items.append(tuple([reader.value(value, 1) for value in record.values()]))
             else:
                 items.append({key: reader.value(value, 1) for key, value in record.items()})
-        return cls(keys, items)
 
     @classmethod
     def from_json(cls, records: list[dict[str, Any]]) -> Rows:
@@ -231,10 +259,15 @@ class Rows(Sequence):
         """What ``subgraph.from_records(self.records())`` returns, made from the compact rows."""
         if self._records is not None and self._items is self._records:
             return from_records(self._records, title=title, fetch=fetch)
-        subgraph = Subgraph(title=title)
-        for item in self._items:
-            for value in item if type(item) is tuple else item.values():
-                _absorb(subgraph, value)
+        found, self._found = self._found, None
+        if found is not None:  # the reader met them in this order: what the walk below would find
+            subgraph = Subgraph(found[0], found[1], title=title)
+        else:
+            subgraph = Subgraph(title=title)
+            with building():
+                for item in self._items:
+                    for value in item if type(item) is tuple else item.values():
+                        _absorb(subgraph, value)
         # Everything found in the rows is highlighted (as ``from_records`` does); endpoints fetched next are not.
         subgraph.highlight_nodes, subgraph.highlight_edges = set(subgraph.nodes), set(subgraph.edges)
         subgraph.complete_endpoints(fetch)

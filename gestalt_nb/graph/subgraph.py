@@ -7,7 +7,9 @@ that drops elements for drawing, and it records what it dropped in ``notes``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import gc
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +40,27 @@ class Edge:
         if self.type:
             properties.setdefault("type", self.type)
         return {"id": self.id, "source": self.source, "target": self.target, "properties": properties}
+
+
+@contextmanager
+def building() -> Iterator[None]:
+    """The kernel's existing objects set aside from the cycle collector while a result is read, converted and packed.
+
+    A read makes tens of thousands of engine values, nodes, relationships and payload dicts; every few hundred new
+    containers the collector runs, and its older generations walk every live object of the kernel again (the
+    notebook's other data included): 15-20% of a 10k-node read and about 40% of converting and packing it
+    (measured for bench_gcypher.py --kernel-split). ``gc.freeze`` moves what exists to a generation the collector
+    skips, so it walks only what the build makes, and still frees cycles among those; ``gc.unfreeze`` puts them back.
+    Left alone when something else froze objects or paused the collector (and inside another build).
+    """
+    if gc.get_freeze_count() or not gc.isenabled():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 #: Fetches node maps (adapter JSON shape) for ids that edges reference but the data did not carry.
@@ -122,6 +145,12 @@ class Subgraph:
         self.groups.update(other.groups)
         self.notes.extend(note for note in other.notes if note not in self.notes)
         return self
+
+    def copy(self) -> Subgraph:
+        """A copy to grow: what ``Subgraph(title=self.title, truncated=self.truncated).merge(self)`` makes, in bulk."""
+        nodes, edges = dict(self.nodes), dict(self.edges)
+        return Subgraph(nodes, edges, self.highlight_nodes & nodes.keys(), self.highlight_edges & edges.keys(),
+                        self.truncated, list(dict.fromkeys(self.notes)), self.title, dict(self.groups))
 
     # -- bounding -----------------------------------------------------------
     def capped(self, max_nodes: int, max_edges: int, *, reason: str = "") -> Subgraph:
