@@ -134,7 +134,7 @@ def _reading(progress: Progress, total: int) -> Callable[[int], None]:
 
     def step(count: int) -> None:
         done[0] += count
-        progress.show(f"reading {done[0]:,} of ~{total:,} relationships", READ_SHARE * done[0] // max(total, 1))
+        progress.show("reading", READ_SHARE * done[0] // max(total, 1), f" {done[0]:,} of ~{total:,} relationships")
 
     return step
 
@@ -145,7 +145,7 @@ def _watching(progress: Progress, budget: Budget) -> Callable[[int, float], None
     baseline, started = resident(), time.monotonic()
 
     def watch(child: int, seconds: float) -> None:
-        progress.show(f"finding communities (Leiden; its process holds {size(child)})", READ_SHARE + min(int(seconds), GROUP_SHARE - 1))
+        progress.show("finding communities (Leiden", READ_SHARE + min(int(seconds), GROUP_SHARE - 1), f"; its process holds {size(child)})")
         used = child + max(resident() - baseline, 0)
         if used > budget.memory:
             raise BudgetExceeded(

@@ -43,8 +43,9 @@ class Progress:
             self.box = w.HBox([self.bar, self.text])
             display(self.box)
 
-    def show(self, what: str, value: int | None = None) -> None:
-        """Say the stage ``what``, the bar at ``value`` of ``STEPS`` (unchanged when None)."""
+    def show(self, what: str, value: int | None = None, detail: str = "") -> None:
+        """Say the stage ``what`` (and ``detail``), the bar at ``value`` of ``STEPS`` (unchanged when None);
+        the same stage's line changes at most every ``EVERY`` seconds."""
         if not self.active:
             return
         self.value = max(self.value, min(int(value), STEPS)) if value is not None else self.value
@@ -52,7 +53,7 @@ class Progress:
         if what == self.what and now - self.shown < EVERY:
             return
         self.what, self.shown = what, now
-        self.line = f"{what} … {now - self.started:.1f} s"
+        self.line = f"{what}{detail} … {now - self.started:.1f} s"
         if self.bar is not None:
             self.bar.value, self.text.value = self.value, self.line
         else:
