@@ -59,6 +59,15 @@ class Compact:
     notes: list[str] = field(default_factory=list)
     #: groupings computed on this copy, by (by, resolution, max_groups): reused while the copy is
     groupings: dict[tuple, Any] = field(default_factory=dict)
+    #: ``keys`` are sorted (read in LMDB's key order)
+    ordered: bool = False
+
+    def any_key_starts(self, prefix: bytes) -> bool:
+        """Whether a node's stored id starts with ``prefix`` (a binary search when the keys are in LMDB's order)."""
+        if self.ordered:
+            at = bisect_left(self.keys, prefix)
+            return at < len(self.keys) and self.keys[at].startswith(prefix)
+        return any(key.startswith(prefix) for key in self.keys)
 
     @cached_property
     def index(self) -> dict[bytes, int]:
@@ -192,7 +201,7 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     inside[inside] = kept[src[inside]] & kept[dst[inside]]
     if types:
         inside &= np.isin(etype, [number for number, name in enumerate(type_names) if name in set(types)])
-    compact = Compact(keys, found, members, src[inside], dst[inside], etype[inside], type_names, kept, 0, notes)
+    compact = Compact(keys, found, members, src[inside], dst[inside], etype[inside], type_names, kept, 0, notes, ordered=True)
     compact.__dict__["index"] = index
     return compact
 
