@@ -245,3 +245,13 @@ def test_an_interrupt_stops_the_overview_and_its_process(sizable):
     timer.join()
     assert children() <= before
     assert gestalt_nb.overview("label").groups["size"].sum() == 30_000
+
+
+def test_a_big_overview_shows_its_progress_and_a_reused_one_does_not(sizable, capsys):
+    before = children()
+    result = gestalt_nb.overview("community")
+    shown = capsys.readouterr().err
+    assert "overview: reading" in shown and "finding communities (Leiden" in shown and "ready in" in shown
+    assert result.groups["size"].sum() == 30_000 and children() <= before  # Leiden's process has ended
+    assert gestalt_nb.overview("community").reused
+    assert capsys.readouterr().err == ""

@@ -102,7 +102,19 @@ def _wait(child: Any, watch: Callable[[int, float], None] | None) -> None:
             watch(child_resident(child.pid), time.monotonic() - started)
 
 
+def _die_with_parent() -> None:
+    """Linux: end this process when the kernel that started it ends (killed, restarted), not compute on alone."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
 def _main(folder: str, n: str, resolution: str) -> None:
+    _die_with_parent()
     edges = np.load(os.path.join(folder, "edges.npy"))
     membership, modularity = leiden(edges[0], edges[1], int(n), float(resolution))
     del edges
