@@ -111,9 +111,10 @@ def peak(path: str) -> dict[str, float]:
     """Peak memory of a fresh process running one overview, sampled every 20 ms: resident set (which counts
     the LMDB file's pages the read touched: the OS's page cache, shared and droppable) and anonymous memory
     (the process's own heap: what the overview really holds), each above the process after opening the
-    database; and the peak resident set of Leiden's own process (a big graph's communities are found there)."""
+    database; and the peak resident set of Leiden's own process (a big graph's communities are found there), as
+    it measured itself (VmHWM: the parent's pages it shared until its exec do not count)."""
     code = (
-        "import json, resource, sys, threading, time; sys.path.insert(0, %r)\n"
+        "import json, sys, threading, time; sys.path.insert(0, %r)\n"
         "def sample():\n"
         "    values = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
         "    return int(values['VmRSS'].split()[0]) // 1024, int(values['RssAnon'].split()[0]) // 1024\n"
@@ -126,7 +127,7 @@ def peak(path: str) -> dict[str, float]:
         "thread = threading.Thread(target=watch, daemon=True); thread.start()\n"
         "r = gestalt_nb.overview('community'); r.groups; r.subgraph\n"
         "done = True; thread.join()\n"
-        "child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024\n"
+        "from gestalt_nb.grouped import detect; child = detect.LAST_PROCESS_PEAK[0] // 2**20\n"
         "print(json.dumps({'rss_mb': top[0] - base[0], 'anon_mb': top[1] - base[1], 'total_anon_mb': top[1], 'child_mb': child}))\n"
     ) % (str(ROOT), path)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

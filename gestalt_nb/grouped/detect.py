@@ -34,6 +34,8 @@ APART_FROM = 500_000
 LOOK = 0.05
 SEED = 7
 ITERATIONS = 2
+#: The peak resident memory (bytes) of the last Leiden process, as it measured itself (for the bench).
+LAST_PROCESS_PEAK = [0]
 
 
 def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float) -> tuple[np.ndarray, float]:
@@ -91,7 +93,9 @@ def communities(src: np.ndarray, dst: np.ndarray, n: int, resolution: float,
             raise GestaltError(f"Finding communities failed in its process (exit {child.returncode}): {error.strip().splitlines()[-1:] or 'no message'}")
         membership = np.load(os.path.join(folder, "membership.npy"))
         with open(os.path.join(folder, "modularity.txt")) as handle:
-            return membership, float(handle.read())
+            modularity, peak = handle.read().split()
+        LAST_PROCESS_PEAK[0] = int(peak)
+        return membership, float(modularity)
 
 
 def _wait(child: Any, watch: Callable[[int, float], None] | None) -> None:
@@ -119,8 +123,10 @@ def _main(folder: str, n: str, resolution: str) -> None:
     membership, modularity = leiden(edges[0], edges[1], int(n), float(resolution))
     del edges
     np.save(os.path.join(folder, "membership.npy"), membership)
+    with open("/proc/self/status") as status:  # the peak resident set of this process alone (VmHWM, in kB)
+        peak = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)
     with open(os.path.join(folder, "modularity.txt"), "w") as handle:
-        handle.write(repr(modularity))
+        handle.write(f"{modularity!r} {peak}")
 
 
 if __name__ == "__main__":
