@@ -76,21 +76,27 @@ def communities(src: np.ndarray, dst: np.ndarray, n: int, resolution: float,
         return leiden(src, dst, n, resolution)
     with tempfile.TemporaryDirectory(prefix="gestalt-overview-") as folder:
         np.save(os.path.join(folder, "edges.npy"), np.stack((src.astype(np.int32, copy=False), dst.astype(np.int32, copy=False))))
-        child = subprocess.Popen([sys.executable, __file__, folder, str(n), repr(float(resolution))],
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
-            _wait(child, watch)
-        finally:
-            if child.poll() is None:
-                child.kill()
-                child.wait()
-            error = child.stderr.read().decode("utf-8", "replace") if child.stderr else ""
-            if child.stderr:
-                child.stderr.close()
+        with open(os.path.join(folder, "errors.txt"), "wb") as errors:  # a file: a chatty child never blocks on a full pipe
+            try:
+                child = subprocess.Popen([sys.executable, __file__, folder, str(n), repr(float(resolution))],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
+            except OSError:  # no Python to start (an embedded interpreter): in the kernel, unstoppable but right
+                return leiden(src, dst, n, resolution)
+            try:
+                _wait(child, watch)
+            finally:
+                if child.poll() is None:
+                    child.kill()
+                    child.wait()
         if child.returncode != 0:
             from ..errors import GestaltError  # deferred: this file also runs as the child script, outside the package
 
-            raise GestaltError(f"Finding communities failed in its process (exit {child.returncode}): {error.strip().splitlines()[-1:] or 'no message'}")
+            with open(os.path.join(folder, "errors.txt"), encoding="utf-8", errors="replace") as handle:
+                last = handle.read().strip().splitlines()[-1:] or ["no message"]
+            if child.returncode < 0:
+                raise GestaltError(f"Finding communities stopped: its process was killed (signal {-child.returncode}), likely out of memory. "
+                                   "Group a part of the graph (--labels, --types) or by label.")
+            raise GestaltError(f"Finding communities failed in its process (exit {child.returncode}): {last[0]}")
         membership = np.load(os.path.join(folder, "membership.npy"))
         with open(os.path.join(folder, "modularity.txt")) as handle:
             modularity, peak = handle.read().split()
