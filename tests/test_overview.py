@@ -7,6 +7,8 @@ unchanged and recomputed after a write, and drill into and fold back on the canv
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -196,3 +198,76 @@ def test_bad_arguments_say_what_to_do(shell, demo):
     run(shell, "%goverview --by label -o w")
     with pytest.raises(gestalt_nb.GestaltError, match=r"No group 99: the groups are 0 to 4"):
         shell.user_ns["w"].drill_subgraph(99)
+
+
+# -- bounded like every read: a timeout, a memory limit and Ctrl-C stop it, with a clear message ----------
+def children() -> set[str]:
+    """This process's child processes (Leiden's, while it runs)."""
+    import os
+
+    found: set[str] = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as handle:
+                found |= set(handle.read().split())
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture
+def sizable(empty, monkeypatch):
+    """30,000 nodes, ~130,000 relationships (past the progress bar's threshold), Leiden in its own process as a big graph's."""
+    from gestalt_nb.grouped import detect
+
+    monkeypatch.setattr(detect, "APART_FROM", 0)
+    block, src, dst = planted([3000] * 10)
+    ingest(empty, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
+    return empty
+
+
+def test_a_timeout_stops_the_overview_says_how_to_raise_it_and_draws_nothing(shell, sizable, capsys):
+    before = children()
+    with pytest.raises(UsageError, match=r"Stopped: the overview ran past its time budget of 0\.05 s .*Nothing was returned; the database is unchanged"
+                                         r".*--timeout SECONDS"):
+        run(shell, "%goverview --timeout 0.05 -o stopped")
+    assert "stopped" not in shell.user_ns
+    assert "stopped (time)" in capsys.readouterr().err  # the progress line says so, and stays
+    assert children() <= before  # Leiden's process, if it was started, is gone
+    again = gestalt_nb.overview("community")  # the database is usable, and nothing half-made was kept
+    assert not again.reused and again.groups["size"].sum() == 30_000
+
+
+def test_a_memory_limit_counts_the_community_detection_and_stops_it(sizable):
+    before = children()
+    with pytest.raises(gestalt_nb.GestaltError, match=r"over its memory budget of 1 MiB.*--memory-limit SIZE") as caught:
+        gestalt_nb.overview("community", memory_limit="1MiB")
+    assert caught.value.kind == "memory"
+    assert children() <= before
+
+
+def test_an_interrupt_stops_the_overview_and_its_process(sizable):
+    import _thread
+    import threading
+
+    from gestalt_nb.cypher.budget import QueryInterrupted
+
+    before = children()
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(QueryInterrupted, match="the overview was stopped after .* the database is unchanged and usable"):
+        gestalt_nb.overview("community")
+        time.sleep(5)  # had it finished first, the interrupt would land here as a plain KeyboardInterrupt: the test fails
+    timer.join()
+    assert children() <= before
+    assert gestalt_nb.overview("label").groups["size"].sum() == 30_000
+
+
+def test_a_big_overview_shows_its_progress_and_a_reused_one_does_not(sizable, capsys):
+    before = children()
+    result = gestalt_nb.overview("community")
+    shown = capsys.readouterr().err
+    assert "overview: reading" in shown and "finding communities (Leiden" in shown and "ready in" in shown
+    assert result.groups["size"].sum() == 30_000 and children() <= before  # Leiden's process has ended
+    assert gestalt_nb.overview("community").reused
+    assert capsys.readouterr().err == ""

@@ -10,13 +10,16 @@ call reads and groups afresh, and its note says so.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..cypher.budget import run_within
+from ..cypher.budget import Budget, BudgetExceeded, Usage, resident, run_within, size
 from ..cypher.query import cell_budget
 from ..errors import GestaltError
+from ..graph.subgraph import Subgraph
 from . import compact as compacts
 from . import grouping as groupings
+from .progress import SHOW_FROM, Progress
 from .result import OverviewResult
 
 if TYPE_CHECKING:
@@ -26,12 +29,13 @@ if TYPE_CHECKING:
 _LAST_STATE: dict[int, int] = {}
 
 
-def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_groups: int) -> groupings.Grouping:
+def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_groups: int,
+           watch: Callable[[int, float], None] | None = None) -> groupings.Grouping:
     kept = copy.groupings
     key = (by, resolution, max_groups)
     if key not in kept:
         if by == "community":
-            kept[key] = groupings.by_community(copy, resolution=resolution, max_groups=max_groups)
+            kept[key] = groupings.by_community(copy, resolution=resolution, max_groups=max_groups, watch=watch)
         elif by == "label":
             kept[key] = groupings.by_label(copy, max_groups=max_groups)
         elif db is None:
@@ -64,29 +68,94 @@ def overview(
     ``by``: ``"community"`` (Leiden communities of the undirected graph), ``"label"`` (one group per
     label set) or a property name (one group per value; numbers with many values in stated bins).
     More than ``max_groups`` groups: the smallest are merged into one "other" group, and the note
-    says so. Bounded like a cell's read (``timeout`` seconds, ``memory_limit``).
+    says so. Bounded like a cell's read (``timeout`` seconds, ``memory_limit``, the stop button):
+    a stop raises a clear error and draws nothing.
     """
     _check(by, max_groups)
     db = connection.db
     store = compacts.store_of(db)
+    budget = cell_budget(timeout, memory_limit)
     started = time.perf_counter()
     state = compacts.state_of(db)
     kept = compacts.cached(db, labels=labels, types=types)
     reused = kept is not None and (by, resolution, max_groups) in kept.groupings
+    total = 0 if reused else compacts.relationships_about(db)
+    progress = Progress(total >= SHOW_FROM)
 
-    def work() -> tuple[compacts.Compact, groupings.Grouping]:
-        copy = compacts.read(db, labels=labels, types=types)
-        return copy, _group(db, copy, by, resolution, max_groups)
+    def work() -> OverviewResult:
+        copy = compacts.read(db, labels=labels, types=types, step=_reading(progress, total))
+        progress.show("finding groups" if by != "community" else "finding communities (Leiden)", READ_SHARE)
+        grouping = _group(db, copy, by, resolution, max_groups, _watching(progress, budget))
+        progress.show("summarising", READ_SHARE + GROUP_SHARE)
+        notes = [*copy.notes, *grouping.notes]
+        if reused:
+            notes.append("The database is unchanged since the last overview: its copy and grouping were reused (nothing was read).")
+        elif _LAST_STATE.get(id(store)) not in (None, state):
+            notes.append("The graph was written to since the last overview: it was read and grouped again.")
+        result = OverviewResult(copy, grouping, by, connection, notes, 0.0, reused)
+        _drawn(copy, (by, resolution, max_groups), result)
+        return result
 
-    (copy, grouping), _usage = run_within(work, cell_budget(timeout, memory_limit), describe="overview")
-    notes = [*copy.notes, *grouping.notes]
-    if reused:
-        notes.append("The database is unchanged since the last overview: its copy and grouping were reused (nothing was read).")
-    elif _LAST_STATE.get(id(store)) not in (None, state):
-        notes.append("The graph was written to since the last overview: it was read and grouped again.")
+    try:
+        result, _usage = run_within(work, budget, describe="overview")
+    except BaseException as exc:
+        progress.stopped(getattr(exc, "kind", None) or ("interrupted" if isinstance(exc, KeyboardInterrupt) else "an error"))
+        raise
+    progress.close()
     _LAST_STATE[id(store)] = state
-    result = OverviewResult(copy, grouping, by, connection, notes, time.perf_counter() - started, reused)
+    result.elapsed = time.perf_counter() - started
     return result
+
+
+def _drawn(copy: compacts.Compact, key: tuple, result: OverviewResult) -> None:
+    """Draw ``result`` inside the budget (a stop never leaves half a picture), or take what an earlier overview of
+    this copy computed (its summaries, and a copy of its drawing with this call's notes): a reuse draws nothing again."""
+    earlier = copy.groupings.get(("drawn", *key))
+    if earlier is None:
+        result.subgraph  # noqa: B018 - computed now, inside the budget
+        copy.groupings[("drawn", *key)] = result
+        return
+    result.__dict__.update({name: value for name, value in earlier.__dict__.items() if name in REUSED})
+    drawn = earlier.subgraph
+    result.__dict__["subgraph"] = Subgraph(dict(drawn.nodes), dict(drawn.edges), set(drawn.highlight_nodes), set(drawn.highlight_edges),
+                                           drawn.truncated, [*result.notes, *drawn.notes[len(earlier.notes):]], drawn.title,
+                                           {name: dict(value) for name, value in drawn.groups.items()})
+
+
+#: What an overview computes once per copy and grouping (``OverviewResult``'s cached properties), reused by the next.
+REUSED = {"prefix", "_label_counts", "_type_counts", "sizes", "groups", "links", "membership", "_tops"}
+
+#: The progress bar's share (of ``STEPS``) for reading, then for grouping; summarising has the rest.
+READ_SHARE, GROUP_SHARE = 40, 50
+
+
+def _reading(progress: Progress, total: int) -> Callable[[int], None]:
+    done = [0]
+
+    def step(count: int) -> None:
+        done[0] += count
+        progress.show("reading", READ_SHARE * done[0] // max(total, 1), f" {done[0]:,} of ~{total:,} relationships")
+
+    return step
+
+
+def _watching(progress: Progress, budget: Budget) -> Callable[[int, float], None]:
+    """What runs between two looks at the community detection's process: the progress line, and the memory
+    budget counting that process's memory with what the kernel gained."""
+    baseline, started = resident(), time.monotonic()
+
+    def watch(child: int, seconds: float) -> None:
+        progress.show("finding communities (Leiden", READ_SHARE + min(int(seconds), GROUP_SHARE - 1), f"; its process holds {size(child)})")
+        used = child + max(resident() - baseline, 0)
+        if used > budget.memory:
+            raise BudgetExceeded(
+                f"Stopped: the overview's community detection grew to {size(used)} (its process and the kernel's growth), over "
+                f"its memory budget of {size(budget.memory)} (stopped after {time.monotonic() - started:.1f} s). Nothing was "
+                "returned; the database is unchanged and usable. To let it run, raise it with --memory-limit SIZE (e.g. 4GiB) "
+                "on the cell or %config GestaltMagic.memory_limit = '4GiB'.",
+                kind="memory", budget=budget, usage=Usage(time.monotonic() - started, used))
+
+    return watch
 
 
 def of_subgraph(subgraph: Any, by: str = "community", *, resolution: float = 1.0, max_groups: int = 300) -> OverviewResult:

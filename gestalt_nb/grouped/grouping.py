@@ -3,14 +3,14 @@
 Every function returns a :class:`Grouping`: ``membership[i]`` is node i's group (``-1`` for nodes
 outside the overview), groups numbered from 0 by size, largest first, and each group's name. Past
 ``max_groups`` the smallest groups are merged into one "other" group, and a note says so.
-Communities come from igraph's Leiden (modularity, the undirected graph, a fixed seed so the same
-database gives the same groups); nothing here detects communities by hand.
+Communities come from igraph's Leiden (``detect``: modularity, the undirected graph, a fixed seed so
+the same database gives the same groups); nothing here detects communities by hand.
 """
 
 from __future__ import annotations
 
 import json
-import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import GestaltError
 from .compact import Compact
+from .detect import communities
 
 #: Distinct numeric values up to which a property groups by value; above it, by bins.
 MAX_VALUES = 12
@@ -53,25 +54,20 @@ def _numbered(raw: np.ndarray, names: list[str], kept: np.ndarray, max_groups: i
     return Grouping(membership, chosen, notes)
 
 
-def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int = 300) -> Grouping:
-    """Leiden communities (modularity) of the undirected graph of the kept nodes."""
-    import igraph  # deferred: start-up time
-
+def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int = 300,
+                 watch: Callable[[int, float], None] | None = None) -> Grouping:
+    """Leiden communities (modularity) of the undirected graph of the kept nodes (``detect``: a big
+    graph's in a child process, ``watch`` called while it runs)."""
     if not resolution > 0:
         raise GestaltError(f"resolution must be a positive number (1.0 is plain modularity), not {resolution!r}.")
     kept = compact.kept
     numbers = np.flatnonzero(kept)
-    local = np.full(kept.size, -1, dtype=np.int64)
-    local[numbers] = np.arange(numbers.size)
-    graph = igraph.Graph(n=int(numbers.size), edges=np.column_stack((local[compact.src], local[compact.dst])), directed=False)
-    igraph.set_random_number_generator(random.Random(7))  # the same database, the same communities
-    try:
-        found = graph.community_leiden(objective_function="modularity", resolution=resolution, n_iterations=2)
-    finally:
-        igraph.set_random_number_generator(random)
+    local = np.full(kept.size, -1, dtype=np.int32)
+    local[numbers] = np.arange(numbers.size, dtype=np.int32)
+    membership, modularity = communities(local[compact.src], local[compact.dst], int(numbers.size), resolution, watch)
     raw = np.full(kept.size, -1, dtype=np.int64)
-    raw[numbers] = np.asarray(found.membership, dtype=np.int64)
-    names = [f"community {number + 1}" for number in range(max(found.membership, default=-1) + 1)]
+    raw[numbers] = membership
+    names = [f"community {number + 1}" for number in range(int(membership.max(initial=-1)) + 1)]
     notes = []
     alone = kept & (compact.degree == 0)  # each would be a community of one: together they are one group
     if alone.any():
@@ -91,7 +87,7 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
     grouping.names = [name if name.startswith(("other", "no relationships", "small communities")) else f"community {number + 1}"
                       for number, name in enumerate(grouping.names)]
     grouping.notes.insert(0, f"Communities: Leiden (modularity, resolution {resolution:g}) on the undirected graph, "
-                             f"modularity {found.modularity:.3f}.")
+                             f"modularity {modularity:.3f}.")
     return grouping
 
 

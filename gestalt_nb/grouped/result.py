@@ -65,7 +65,7 @@ class OverviewResult(Displayable):
     def prefix(self) -> str:
         """The super-nodes' id prefix, made longer until no node id starts with it."""
         prefix = "group:"
-        while any(key.startswith(prefix.encode("utf-8")) for key in self.compact.keys):
+        while self.compact.any_key_starts(prefix.encode("utf-8")):
             prefix = "~" + prefix
         return prefix
 

@@ -1,0 +1,81 @@
+"""The overview's progress: an ipywidgets bar in a kernel (like a load's), a line on stderr elsewhere.
+
+Shown only for a graph big enough to take over a second (``SHOW_FROM`` relationships); silent for
+a reused overview. It names the stage (reading, finding communities, summarising) and the seconds
+so far; it is removed when the overview is ready, and says "stopped" (in red, and stays) when a
+budget or an interrupt stops it — no picture is drawn then.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+#: Relationships from which an overview shows its progress (100k take about a second here).
+SHOW_FROM = 100_000
+#: Seconds between two updates of the same stage's line.
+EVERY = 0.5
+#: Steps of the bar: reading is its first 40, finding communities the next 50, summarising the rest.
+STEPS = 100
+
+
+def _kernel_shell() -> Any:
+    """The IPython shell when running in a kernel (the bar is a widget there), else None."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython is a dependency
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
+
+
+class Progress:
+    def __init__(self, active: bool) -> None:
+        self.active, self.started, self.value, self.line = active, time.perf_counter(), 0, ""
+        self.what, self.shown = "", 0.0
+        self.bar = self.text = self.box = None
+        if active and _kernel_shell() is not None:
+            import ipywidgets as w
+            from IPython.display import display
+
+            self.bar, self.text = w.IntProgress(value=0, max=STEPS, description="overview"), w.Label()
+            self.box = w.HBox([self.bar, self.text])
+            display(self.box)
+
+    def show(self, what: str, value: int | None = None, detail: str = "") -> None:
+        """Say the stage ``what`` (and ``detail``), the bar at ``value`` of ``STEPS`` (unchanged when None);
+        the same stage's line changes at most every ``EVERY`` seconds."""
+        if not self.active:
+            return
+        self.value = max(self.value, min(int(value), STEPS)) if value is not None else self.value
+        now = time.perf_counter()
+        if what == self.what and now - self.shown < EVERY:
+            return
+        self.what, self.shown = what, now
+        self.line = f"{what}{detail} … {now - self.started:.1f} s"
+        if self.bar is not None:
+            self.bar.value, self.text.value = self.value, self.line
+        else:
+            print(f"\roverview: {self.line}", end="", file=sys.stderr)
+
+    def stopped(self, why: str) -> None:
+        """Leave a red line saying the overview stopped (it stays on the page; nothing is drawn)."""
+        if not self.active:
+            return
+        line = f"stopped ({why}) after {time.perf_counter() - self.started:.1f} s; nothing was drawn"
+        if self.bar is not None:
+            self.bar.bar_style, self.text.value = "danger", line
+        else:
+            print(f"\roverview: {line}", file=sys.stderr)
+        self.active = False
+
+    def close(self) -> None:
+        """The overview is ready: the bar goes (its line ends, off a kernel)."""
+        if not self.active:
+            return
+        if self.box is not None:
+            self.box.close()
+        else:
+            print(f"\roverview: ready in {time.perf_counter() - self.started:.1f} s", file=sys.stderr)
+        self.active = False
