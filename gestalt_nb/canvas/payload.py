@@ -40,7 +40,7 @@ def bounded_value(value: Any) -> Any:
 def _properties(shown: dict[str, Any]) -> dict[str, Any]:
     """Display-ready properties (see ``display_properties``), bounded in count and length.
 
-    Keys starting with ``__`` are gestalt-nb's and the adapter's own bookkeeping (``__name_lc``,
+    Keys starting with ``__`` are gestalt-nb's and the adapter's own bookkeeping (``__name_lc`` of old databases,
     memory paths and vectors): the panel leaves them out; tables and ``.subgraph`` keep them.
     """
     out: dict[str, Any] = {}
