@@ -165,7 +165,7 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
             records, rewrite = untyped.run_read(graph, prepared, params, write)
             return (reading.rows(records, row_limit), len(records) > row_limit), rewrite
 
-        with building():  # outside run_within: a budget's stop never lands between freezing and thawing
+        with building():  # outside run_within: a budget's stop never lands between pausing and resuming the collector
             (kept, rewrite), usage = run_within(read, budget)
         return kept, rewrite, usage
     except ReadOnlyQueryError as exc:

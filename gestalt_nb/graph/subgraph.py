@@ -44,23 +44,24 @@ class Edge:
 
 @contextmanager
 def building() -> Iterator[None]:
-    """The kernel's existing objects set aside from the cycle collector while a result is read, converted and packed.
+    """Python's cycle collector paused while a result is read, converted and packed (reference counting frees as usual).
 
-    A read makes tens of thousands of engine values, nodes, relationships and payload dicts; every few hundred new
-    containers the collector runs, and its older generations walk every live object of the kernel again (the
-    notebook's other data included): 15-20% of a 10k-node read and about 40% of converting and packing it
-    (measured for bench_gcypher.py --kernel-split). ``gc.freeze`` moves what exists to a generation the collector
-    skips, so it walks only what the build makes, and still frees cycles among those; ``gc.unfreeze`` puts them back.
-    Left alone when something else froze objects or paused the collector (and inside another build).
+    A read makes tens of thousands of engine values, nodes, relationships and payload dicts, and every few hundred
+    new containers the collector runs; its older generations walk every live object again, the notebook's other
+    data and the growing result included: 15-27% of a 10k-50k-node cell's kernel CPU (bench_gcypher.py
+    --kernel-split). The engine's reads leave next to no cycles (10-25 objects per query, measured), so nothing
+    accumulates meanwhile; the collector runs again afterwards. (``gc.freeze`` instead was as good at 10k but
+    no better than leaving the collector on at 50k: the frozen heap makes its full collections more frequent.)
+    Left alone when something else paused the collector, and inside another build.
     """
-    if gc.get_freeze_count() or not gc.isenabled():
+    if not gc.isenabled():
         yield
         return
-    gc.freeze()
+    gc.disable()
     try:
         yield
     finally:
-        gc.unfreeze()
+        gc.enable()
 
 
 #: Fetches node maps (adapter JSON shape) for ids that edges reference but the data did not carry.
