@@ -47,8 +47,8 @@ GraphCanvas(Subgraph())  # warm: the page's bundle
 print("overview: %goverview --by community")"""
 
 MEASURED = {
-    "overview": "%goverview --by community",
-    "plain": "base = gestalt_nb.overview(by='community').subgraph\nGraphCanvas(Subgraph(nodes=dict(base.nodes), edges=dict(base.edges)))",
+    "overview": "%goverview --by community --timeout 900",
+    "plain": "base = gestalt_nb.overview(by='community', timeout=900).subgraph\nGraphCanvas(Subgraph(nodes=dict(base.nodes), edges=dict(base.edges)))",
 }
 
 DRILL_JS = """async () => {
@@ -72,7 +72,7 @@ def notebook(path: Path, cells: list[str]) -> None:
     nbformat.write(book, path)
 
 
-def one(chromium, server: JupyterServer, kind: str, drill: bool, timeout: float = 180, shots: Path | None = None) -> tuple[float, float | None, str]:
+def one(chromium, server: JupyterServer, kind: str, drill: bool, timeout: float = 900, shots: Path | None = None) -> tuple[float, float | None, str]:
     page = JupyterPage(chromium, server)
     page.context.add_init_script(HOOK_JS)
     try:
