@@ -22,6 +22,16 @@ _by_cell: dict[str, list[Any]] = {}
 _current_cell: str | None = None
 
 
+def kernel_shell() -> Any:
+    """The IPython shell when running in a kernel (where progress bars are widgets: loads, extraction, the overview), else None."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
+
+
 def view_for(value: Any, **options: Any) -> Any:
     if not VIEWS and load_views is not None:
         load_views()

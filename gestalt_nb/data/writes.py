@@ -18,6 +18,7 @@ import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from ..display import kernel_shell
 from ..errors import GestaltError, GestaltWarning, map_full, storage_problem
 from ..graph import names
 
@@ -66,16 +67,6 @@ class _Progress:
             self.text.value = f"{self.total:,} rows in {seconds:.2f} s ({rate})"
         else:
             print(f"\r{self.label}: {self.total:,} rows in {seconds:.2f} s ({rate})", file=sys.stderr)
-
-
-def kernel_shell() -> Any:
-    """The IPython shell when running in a kernel (progress bars are widgets there), else None."""
-    try:
-        from IPython import get_ipython
-    except ImportError:
-        return None
-    shell = get_ipython()
-    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
 
 
 # -- writing -------------------------------------------------------------------------

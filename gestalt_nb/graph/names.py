@@ -122,6 +122,11 @@ def has_index(db: Any) -> bool:
     return _state(db) is not None or legacy(db)
 
 
+def built(db: Any) -> bool:
+    """Whether ``db`` has the side index and no old property index left (nothing to build or migrate)."""
+    return _state(db) is not None and not legacy(db)
+
+
 def supported(db: Any) -> bool:
     """Whether ``db`` can keep the side index (LMDB)."""
     return _index_table(db) is not None
@@ -358,7 +363,7 @@ def _writable(connection: Any) -> bool:
 def ensure_index(connection: Any) -> Any:
     """On open: migrate a database that keeps ``__name_lc`` in its nodes, or build a missing index (once, saying so)."""
     db = connection.db
-    if not _writable(connection) or _index_table(db) is None or (_state(db) is not None and not legacy(db)):
+    if not _writable(connection) or _index_table(db) is None or built(db):
         return catch_up(connection)
     if legacy(db):
         print(f"Moving the case-insensitive name index of '{connection.alias}' out of the nodes' properties (once; one transaction)…", flush=True)

@@ -14,8 +14,7 @@ from langchain_core.documents import Document
 from langchain_gestaltdb._ingestion import _digest
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
-from ..data.writes import kernel_shell
-from ..display import Displayable
+from ..display import Displayable, kernel_shell
 from ..errors import GestaltError
 from ..graph import names
 from ..graph.adapter import normalize
@@ -117,7 +116,7 @@ def _source(document: Document) -> tuple[str, Node]:
 def _ensure_indexes(connection: Any) -> None:
     """The name index beside the graph (built once, O(N), the first time a graph without it is written)."""
     db = connection.db
-    if names.legacy(db) or names._state(db) is None:
+    if not names.built(db):
         connection.index_names()
     else:
         names.catch_up(connection)

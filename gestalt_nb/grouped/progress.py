@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+
+from ..display import kernel_shell
 
 #: Relationships from which an overview shows its progress (100k take about a second here).
 SHOW_FROM = 100_000
@@ -20,22 +21,12 @@ EVERY = 0.5
 STEPS = 100
 
 
-def _kernel_shell() -> Any:
-    """The IPython shell when running in a kernel (the bar is a widget there), else None."""
-    try:
-        from IPython import get_ipython
-    except ImportError:  # pragma: no cover - IPython is a dependency
-        return None
-    shell = get_ipython()
-    return shell if shell is not None and type(shell).__name__ == "ZMQInteractiveShell" else None
-
-
 class Progress:
     def __init__(self, active: bool) -> None:
         self.active, self.started, self.value, self.line = active, time.perf_counter(), 0, ""
         self.what, self.shown = "", 0.0
         self.bar = self.text = self.box = None
-        if active and _kernel_shell() is not None:
+        if active and kernel_shell() is not None:
             import ipywidgets as w
             from IPython.display import display
 
