@@ -271,3 +271,28 @@ def test_a_big_overview_shows_its_progress_and_a_reused_one_does_not(sizable, ca
     assert result.groups["size"].sum() == 30_000 and children() <= before  # Leiden's process has ended
     assert gestalt_nb.overview("community").reused
     assert capsys.readouterr().err == ""
+
+
+def test_leiden_fed_while_reading_finds_what_the_kernel_finds_within_labels_and_types(empty, monkeypatch):
+    """A big graph's Leiden runs in a child given the relationships while they are read: it must see exactly
+    the overview's nodes and relationships (``labels=``/``types=`` keep a part) and recover the plant."""
+    from gestalt_nb.grouped import compact, detect
+
+    block, src, dst = planted([1500, 2500, 4000, 6000])
+    labels = [["Node"] if b < 3 else ["Other"] for b in block]  # the last block is left out by labels=["Node"]
+    kinds = ["LINKS" if k % 5 else "NOISE" for k in range(src.size)]  # NOISE relationships are left out by types=
+    ingest(empty, labels, src, dst, kinds)
+    in_kernel = gestalt_nb.overview("community", labels=["Node"], types=["LINKS"])
+    monkeypatch.setattr(detect, "APART_FROM", 0)
+    started = []
+    monkeypatch.setattr(detect.Feeder, "start", lambda self, nodes, original=detect.Feeder.start: (started.append(nodes), original(self, nodes))[1])
+    compact._CACHE.clear()
+    fed = gestalt_nb.overview("community", labels=["Node"], types=["LINKS"])
+    assert started == [block.size]  # the child was fed during the read, every node numbered
+    ids = [f"n{i}" for i in np.flatnonzero(block < 3)]
+    found = fed.group_of(ids).to_numpy()
+    assert nmi(block[block < 3], found) >= 0.9
+    assert nmi(in_kernel.group_of(ids).to_numpy(), found) >= 0.9
+    assert fed.groups["size"].sum() == int((block < 3).sum())
+    assert fed.links["count"].sum() == in_kernel.links["count"].sum() == fed.compact.edge_count
+    assert set(fed.links["type"]) == {"LINKS"} and (fed.group_of(["n13999"]) == -1).all()

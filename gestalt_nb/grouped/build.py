@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..cypher.budget import Budget, BudgetExceeded, Usage, resident, run_within, size
@@ -18,6 +19,7 @@ from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
 from . import compact as compacts
+from . import detect
 from . import grouping as groupings
 from .progress import SHOW_FROM, Progress
 from .result import OverviewResult
@@ -30,12 +32,12 @@ _LAST_STATE: dict[int, int] = {}
 
 
 def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_groups: int,
-           watch: Callable[[int, float], None] | None = None) -> groupings.Grouping:
+           watch: Callable[[int, float], None] | None = None, feeder: detect.Feeder | None = None) -> groupings.Grouping:
     kept = copy.groupings
     key = (by, resolution, max_groups)
     if key not in kept:
         if by == "community":
-            kept[key] = groupings.by_community(copy, resolution=resolution, max_groups=max_groups, watch=watch)
+            kept[key] = groupings.by_community(copy, resolution=resolution, max_groups=max_groups, watch=watch, feeder=feeder)
         elif by == "label":
             kept[key] = groupings.by_label(copy, max_groups=max_groups)
         elif db is None:
@@ -83,9 +85,10 @@ def overview(
     progress = Progress(total >= SHOW_FROM)
 
     def work() -> OverviewResult:
-        copy = compacts.read(db, labels=labels, types=types, step=_reading(progress, total))
-        progress.show("finding groups" if by != "community" else "finding communities (Leiden)", READ_SHARE)
-        grouping = _group(db, copy, by, resolution, max_groups, _watching(progress, budget))
+        with _feeder(by, kept is None, total, resolution) as feeder:  # a big graph's Leiden starts while it is read
+            copy = compacts.read(db, labels=labels, types=types, step=_reading(progress, total), sink=feeder)
+            progress.show("finding groups" if by != "community" else "finding communities (Leiden)", READ_SHARE)
+            grouping = _group(db, copy, by, resolution, max_groups, _watching(progress, budget), feeder)
         progress.show("summarising", READ_SHARE + GROUP_SHARE)
         notes = [*copy.notes, *grouping.notes]
         if reused:
@@ -127,6 +130,17 @@ REUSED = {"prefix", "_label_counts", "_type_counts", "sizes", "groups", "links",
 
 #: The progress bar's share (of ``STEPS``) for reading, then for grouping; summarising has the rest.
 READ_SHARE, GROUP_SHARE = 40, 50
+
+
+def _feeder(by: str, read: bool, total: int, resolution: float) -> Any:
+    """A child process for Leiden, fed while the graph is read (when it will be read, by community, and is big),
+    else a context that gives None."""
+    if by == "community" and read and total >= detect.APART_FROM:
+        try:
+            return detect.Feeder(resolution)
+        except OSError:  # no Python to start: Leiden runs in the kernel after the read
+            pass
+    return nullcontext()
 
 
 def _reading(progress: Progress, total: int) -> Callable[[int], None]:

@@ -20,8 +20,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import islice, repeat
-from typing import Any
+from itertools import islice
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -29,11 +29,12 @@ from ..errors import GestaltError
 from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
 from ..graph.catalog import lmdb_store, skip_scan
 
-__all__ = ["Compact", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
+__all__ = ["Compact", "Sink", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
 
 _SEP = b"\x1f"
 _OUT = b"out" + _SEP  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
 _CHUNK = 262_144  # records read and converted at a time (bounds the Python objects alive)
+_BATCH = 1 << 20  # relationships whose ids are looked up at a time (one hash of the node keys each)
 
 
 def internal_label(label: str) -> bool:
@@ -124,10 +125,19 @@ def relationships_about(db: Any) -> int:
         return int(txn.stat(store.typed_adj_db)["entries"]) // 2
 
 
+class Sink(Protocol):
+    """Where the relationships go as they are read (community detection fed while the read goes on)."""
+
+    def start(self, nodes: int) -> None: ...
+
+    def feed(self, src: np.ndarray, dst: np.ndarray) -> None: ...
+
+
 def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = None,
-         step: Callable[[int], None] | None = None) -> Compact:
+         step: Callable[[int], None] | None = None, sink: Sink | None = None) -> Compact:
     """The compact copy of ``db`` (only nodes with one of ``labels`` and relationships of ``types``, when given);
-    ``step(relationships)`` is called after each chunk read."""
+    ``step(relationships)`` is called after each chunk read, and ``sink`` is given each chunk's relationships
+    (only when the copy is read now: a kept copy is returned as it is)."""
     store = store_of(db)
     key = (id(store), tuple(labels or ()), tuple(types or ()))
     state = state_of(db)
@@ -138,7 +148,7 @@ def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = 
 
     db._ensure_indexes_current("node_label")
     with store.env.begin(write=False) as txn:
-        compact = _read(txn, store, _index_prefix, labels, types, step)
+        compact = _read(txn, store, _index_prefix, labels, types, step, sink)
     compact.state = state
     _CACHE.clear()  # one copy at a time: a million-node copy is ~100 MB
     _CACHE[key] = compact
@@ -163,47 +173,100 @@ def _prefixed(txn: Any, table: Any, prefix: bytes) -> Any:
             return
 
 
-def _numbers(index: dict[bytes, int], ids: list[bytes]) -> np.ndarray:
-    """Node integers of stored ids, looked up in C (``map`` over the dict); -1 for an id with no node record."""
-    return np.fromiter(map(index.get, ids, repeat(-1, len(ids))), dtype=np.int32, count=len(ids))
+def _lookup(table: Any, arrays: list[Any]) -> list[np.ndarray]:
+    """Node integers of the stored ids in each of ``arrays`` (Arrow binary), -1 for an id with no node record:
+    one Arrow hash of ``table`` (every node's key) per call, so ids are looked up many chunks at a time
+    (measured at 1M nodes: building the hash costs what looking up ~1.5M ids does)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not arrays:
+        return []
+    found = pc.index_in(pa.chunked_array(arrays, pa.binary()), value_set=table).fill_null(-1).to_numpy().astype(np.int32, copy=False)
+    return np.split(found, np.cumsum([len(array) for array in arrays])[:-1])
+
+
+class _Edges:
+    """The relationships read so far, kept to the overview's nodes and types: chunks are taken as read
+    and their ids looked up a batch (``_BATCH`` records) at a time; each batch then goes to the sink."""
+
+    def __init__(self, table: Any, kept: np.ndarray, types: list[str] | None, sink: Sink | None) -> None:
+        self.table, self.kept, self.types, self.sink = table, kept, set(types) if types else None, sink
+        self.type_ids: dict[bytes, int] = {}
+        self.allowed: list[bool] = []
+        self.pending: list[tuple[Any, np.ndarray, Any, np.ndarray]] = []
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        if sink is not None:
+            sink.start(int(kept.size))
+
+    def take(self, keys: list[bytes], targets: list[bytes]) -> None:
+        """A chunk of ``out`` records (source SEP type SEP edge -> target): the sources come sorted, so each
+        run of one source is looked up once and repeated."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        parts = pc.split_pattern(pa.array(keys, pa.binary()), pattern=_SEP, max_splits=3)
+        runs = pc.run_end_encode(pc.list_element(parts, 1))
+        encoded = pc.dictionary_encode(pc.list_element(parts, 2))
+        kind = np.asarray([self._type(name) for name in encoded.dictionary.to_pylist()], dtype=np.int32)
+        self.pending.append((runs.values, np.diff(runs.run_ends.to_numpy(), prepend=0), pa.array(targets, pa.binary()),
+                             kind[encoded.indices.to_numpy(zero_copy_only=False)]))
+        if sum(len(targets) for _, _, targets, _ in self.pending) >= _BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        found = _lookup(self.table, [runs for runs, _, _, _ in self.pending] + [targets for _, _, targets, _ in self.pending])
+        for number, (_, lengths, _, kind) in enumerate(self.pending):
+            self._add(np.repeat(found[number], lengths), found[len(self.pending) + number], kind)
+        self.pending.clear()
+
+    def _add(self, src: np.ndarray, dst: np.ndarray, kind: np.ndarray) -> None:
+        inside = (src >= 0) & (dst >= 0)
+        inside[inside] = self.kept[src[inside]] & self.kept[dst[inside]]
+        if self.types is not None:
+            inside &= np.asarray(self.allowed, dtype=bool)[kind]
+        src, dst, kind = src[inside], dst[inside], kind[inside]
+        self.parts.append((src, dst, kind))
+        if self.sink is not None:
+            self.sink.feed(src, dst)
+
+    def _type(self, name: bytes) -> int:
+        if name not in self.type_ids:
+            self.type_ids[name] = len(self.type_ids)
+            self.allowed.append(self.types is None or name.decode("utf-8") in self.types)
+        return self.type_ids[name]
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self.flush()
+        if not self.parts:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+        return tuple(np.concatenate(column) for column in zip(*self.parts))  # type: ignore[return-value]
 
 
 def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, types: list[str] | None,
-          step: Callable[[int], None] | None) -> Compact:
+          step: Callable[[int], None] | None, sink: Sink | None) -> Compact:
     import pyarrow as pa  # deferred: start-up time (pyarrow is large)
-    import pyarrow.compute as pc
 
     keys = list(txn.cursor(db=store.nodes_db).iternext(keys=True, values=False))
-    index = dict(zip(keys, range(len(keys))))
+    table = pa.array(keys, pa.binary())
     found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
+    chunks = [[pa.array(values, pa.binary()) for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
+              for label in found]
+    looked = iter(_lookup(table, [chunk for label_chunks in chunks for chunk in label_chunks]))
     members = []
-    for label in found:
-        parts = [_numbers(index, values) for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
-        numbers = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+    for label_chunks in chunks:
+        numbers = np.concatenate([next(looked) for _ in label_chunks] or [np.zeros(0, np.int32)])
         members.append(np.sort(numbers[numbers >= 0]))
     kept, notes = _kept(len(keys), found, members, labels)
-    type_ids: dict[bytes, int] = {}
-    sources, targets, kinds = [], [], []
+    edges = _Edges(table, kept, types, sink)
     for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
-        parts = pc.split_pattern(pa.array(chunk, pa.binary()), pattern=_SEP, max_splits=3)
-        sources.append(_numbers(index, pc.list_element(parts, 1).to_pylist()))
-        targets.append(_numbers(index, values))
-        encoded = pc.dictionary_encode(pc.list_element(parts, 2))
-        codes = np.asarray([type_ids.setdefault(name, len(type_ids)) for name in encoded.dictionary.to_pylist()], dtype=np.int32)
-        kinds.append(codes[encoded.indices.to_numpy(zero_copy_only=False)])
-        del chunk, values, parts, encoded
+        edges.take(chunk, values)
         if step is not None:
-            step(len(sources[-1]))
-    src, dst, etype = (np.concatenate(arrays) if arrays else np.zeros(0, np.int32) for arrays in (sources, targets, kinds))
-    del sources, targets, kinds
-    type_names = [name.decode("utf-8") for name in type_ids]
-    inside = (src >= 0) & (dst >= 0)
-    inside[inside] = kept[src[inside]] & kept[dst[inside]]
-    if types:
-        inside &= np.isin(etype, [number for number, name in enumerate(type_names) if name in set(types)])
-    compact = Compact(keys, found, members, src[inside], dst[inside], etype[inside], type_names, kept, 0, notes, ordered=True)
-    compact.__dict__["index"] = index
-    return compact
+            step(len(chunk))
+        del chunk, values
+    src, dst, etype = edges.arrays()
+    type_names = [name.decode("utf-8") for name in edges.type_ids]
+    return Compact(keys, found, members, src, dst, etype, type_names, kept, 0, notes, ordered=True)
 
 
 def _kept(count: int, found: list[str], members: list[np.ndarray], labels: list[str] | None) -> tuple[np.ndarray, list[str]]:

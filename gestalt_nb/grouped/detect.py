@@ -1,24 +1,28 @@
-"""Leiden communities from igraph, on a big graph in a child process, so a budget or a stop really ends them.
+"""Leiden communities from networkit, on a big graph in a child process, so a budget or a stop really ends them.
 
-igraph's ``community_leiden`` is one long C call: no budget's stop and no kernel interrupt lands in
-it before it returns (measured: a stop sent after 0.3 s lands when Leiden ends, whatever its
-length). So from ``APART_FROM`` relationships the edges go to a child Python (this file, run as a
-script: only numpy and igraph are imported) through a temporary ``.npy`` file, and the kernel waits
-for it in short sleeps, where a time budget's stop and Ctrl-C land; either kills the child. The
-child's resident memory counts against the memory budget, with what the kernel itself gained.
-Smaller graphs take well under a second and are grouped in the kernel.
+networkit's ``ParallelLeiden`` is one long C++ call: no budget's stop and no kernel interrupt lands
+in it before it returns. So from ``APART_FROM`` relationships the edges go to a child Python (this
+file, run as a script: only numpy and networkit are imported) through a pipe, a chunk at a time —
+while the kernel is still reading them (``Feeder``, the compact read's sink), so the child's start,
+its import and its building of the graph overlap the read — and the kernel waits for it in short
+sleeps, where a time budget's stop and Ctrl-C land; either kills the child. The child's resident
+memory counts against the memory budget, with what the kernel itself gained. Smaller graphs take
+well under a second and are grouped in the kernel.
 
-Why igraph's Leiden: on the bench graph (1M nodes, 3M relationships, ``bench/bench_overview.py``)
-it gave modularity 0.894 with 2 iterations; Louvain (``community_multilevel``) 0.815 and slower
-here, leidenalg 0.871 and ~10x slower, networkit's ParallelLeiden the same 0.894 and no faster on
-this machine's two shared cores (PLM without refinement 0.67). The seed is fixed: the same
-database gives the same communities.
+Why networkit's ParallelLeiden: on the bench graph (1M nodes, 3M relationships,
+``bench/bench_overview.py``), on a quiet machine, it gave modularity 0.890 in 4.7 s on two threads
+with two rounds (``ITERATIONS``; three rounds: 0.894 in 6.5 s; one thread: twice the time);
+igraph's Leiden 0.892 in 15.2 s (one thread only), Louvain (``community_multilevel``) 0.815 and
+slower, leidenalg 0.871 and ~10x slower, networkit's PLM 0.82 in 17.7 s. In the kernel it runs on
+one thread with a fixed seed: the same database gives the same communities. The child uses every
+core, where two threads may settle a few borderline nodes differently from run to run; the note's
+modularity says how good the split is.
 """
 
 from __future__ import annotations
 
 import os
-import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,30 +37,35 @@ APART_FROM = 500_000
 #: Seconds between two looks at the child (a stop lands within this).
 LOOK = 0.05
 SEED = 7
+#: Leiden's rounds (networkit's default is 3; the third gained 0.004 modularity for 40% more time here).
 ITERATIONS = 2
 #: The peak resident memory (bytes) of the last Leiden process, as it measured itself (for the bench).
 LAST_PROCESS_PEAK = [0]
 
 
-def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float) -> tuple[np.ndarray, float]:
-    """Membership (int32, one per node) and modularity of igraph's Leiden on the undirected graph."""
-    import igraph  # deferred: start-up time
+def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float, threads: int = 1) -> tuple[np.ndarray, float]:
+    """Membership (int32, one per node) and modularity of networkit's Leiden on the undirected graph,
+    on ``threads`` threads (0: every core; 1: the same graph gives the same communities)."""
+    import networkit  # deferred: start-up time
 
-    graph = igraph.Graph(n=n, edges=_pairs(src, dst), directed=False)
-    igraph.set_random_number_generator(random.Random(SEED))  # the same database, the same communities
+    graph = networkit.GraphFromCoo((src.astype(np.uint64), dst.astype(np.uint64)), n=n, directed=False, weighted=False)
+    return _leiden_on(graph, resolution, threads)
+
+
+def _leiden_on(graph: Any, resolution: float, threads: int) -> tuple[np.ndarray, float]:
+    import networkit
+
+    before = networkit.getMaxNumberOfThreads()
+    networkit.setNumberOfThreads(threads or os.cpu_count() or 1)
+    networkit.setSeed(SEED, False)  # the same database, the same communities (on one thread)
     try:
-        found = graph.community_leiden(objective_function="modularity", resolution=resolution, n_iterations=ITERATIONS)
+        found = networkit.community.ParallelLeiden(graph, iterations=ITERATIONS, gamma=resolution)
+        found.run()
+        partition = found.getPartition()
+        modularity = networkit.community.Modularity().getQuality(partition, graph) if graph.numberOfEdges() else 0.0
+        return np.asarray(partition.getVector(), dtype=np.int32), float(modularity)
     finally:
-        igraph.set_random_number_generator(random)
-    return np.asarray(found.membership, dtype=np.int32), float(found.modularity)
-
-
-def _pairs(src: np.ndarray, dst: np.ndarray, chunk: int = 1 << 16) -> Any:
-    """The relationships as (source, target) tuples, a chunk of Python ints at a time: igraph reads an
-    iterator of tuples straight into its edge vector — measured at 1M nodes / 3M relationships, 0.7 s CPU
-    and 250 MB at the peak, against 2.5 s and 630 MB for the same edges as one numpy array."""
-    for start in range(0, src.size, chunk):
-        yield from zip(src[start:start + chunk].tolist(), dst[start:start + chunk].tolist())
+        networkit.setNumberOfThreads(before)
 
 
 def child_resident(pid: int) -> int:
@@ -74,34 +83,94 @@ def communities(src: np.ndarray, dst: np.ndarray, n: int, resolution: float,
     is called between looks at the child: it raises to stop (the child is then killed)."""
     if src.size < APART_FROM:
         return leiden(src, dst, n, resolution)
-    with tempfile.TemporaryDirectory(prefix="gestalt-overview-") as folder:
-        np.save(os.path.join(folder, "edges.npy"), np.stack((src.astype(np.int32, copy=False), dst.astype(np.int32, copy=False))))
-        with open(os.path.join(folder, "errors.txt"), "wb") as errors:  # a file: a chatty child never blocks on a full pipe
-            try:
-                child = subprocess.Popen([sys.executable, __file__, folder, str(n), repr(float(resolution))],
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
-            except OSError:  # no Python to start (an embedded interpreter): in the kernel, unstoppable but right
-                return leiden(src, dst, n, resolution)
-            try:
-                _wait(child, watch)
-            finally:
-                if child.poll() is None:
-                    child.kill()
-                    child.wait()
-        if child.returncode != 0:
+    try:
+        feeder = Feeder(resolution)
+    except OSError:  # no Python to start (an embedded interpreter): in the kernel, unstoppable but right
+        return leiden(src, dst, n, resolution)
+    with feeder:
+        feeder.start(n)
+        for start in range(0, src.size, CHUNK):
+            feeder.feed(src[start:start + CHUNK], dst[start:start + CHUNK])
+        return feeder.result(watch)
+
+
+#: Relationships sent to the child at a time when they are already in memory.
+CHUNK = 1 << 18
+
+
+class Feeder:
+    """Leiden in a child process, given the relationships as they are read (a compact read's ``Sink``):
+    ``start(n)``, ``feed(src, dst)`` for each chunk, then ``result(watch)``. Used as a context manager,
+    the child is killed and its folder removed on the way out, whatever happened."""
+
+    def __init__(self, resolution: float) -> None:
+        self.folder = tempfile.mkdtemp(prefix="gestalt-overview-")
+        self.errors = open(os.path.join(self.folder, "errors.txt"), "wb")  # a file: a chatty child never blocks on a full pipe
+        try:
+            self.child = subprocess.Popen([sys.executable, __file__, self.folder, repr(float(resolution))],
+                                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors,
+                                          env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # a shared core: no spinning
+        except OSError:
+            self.close()
+            raise
+        self.fed = False
+
+    def __enter__(self) -> Feeder:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def start(self, nodes: int) -> None:
+        self.fed = True
+        self._send(np.int64(nodes).tobytes())
+
+    def feed(self, src: np.ndarray, dst: np.ndarray) -> None:
+        if src.size:
+            self._send(np.int64(src.size).tobytes() + src.astype(np.int32, copy=False).tobytes() + dst.astype(np.int32, copy=False).tobytes())
+
+    def _send(self, data: bytes) -> None:
+        try:
+            self.child.stdin.write(data)
+        except (BrokenPipeError, OSError, ValueError):  # the child ended early: ``result`` says why
+            pass
+
+    def result(self, watch: Callable[[int, float], None] | None = None) -> tuple[np.ndarray, float]:
+        """Leiden's membership and modularity, once the child has them (``watch`` called between looks)."""
+        self._send(np.int64(0).tobytes())
+        try:
+            self.child.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        _wait(self.child, watch)
+        if self.child.returncode != 0:
             from ..errors import GestaltError  # deferred: this file also runs as the child script, outside the package
 
-            with open(os.path.join(folder, "errors.txt"), encoding="utf-8", errors="replace") as handle:
+            self.errors.flush()
+            with open(os.path.join(self.folder, "errors.txt"), encoding="utf-8", errors="replace") as handle:
                 last = handle.read().strip().splitlines()[-1:] or ["no message"]
-            if child.returncode < 0:
-                raise GestaltError(f"Finding communities stopped: its process was killed (signal {-child.returncode}), likely out of memory. "
+            if self.child.returncode < 0:
+                raise GestaltError(f"Finding communities stopped: its process was killed (signal {-self.child.returncode}), likely out of memory. "
                                    "Group a part of the graph (--labels, --types) or by label.")
-            raise GestaltError(f"Finding communities failed in its process (exit {child.returncode}): {last[0]}")
-        membership = np.load(os.path.join(folder, "membership.npy"))
-        with open(os.path.join(folder, "modularity.txt")) as handle:
+            raise GestaltError(f"Finding communities failed in its process (exit {self.child.returncode}): {last[0]}")
+        membership = np.load(os.path.join(self.folder, "membership.npy"))
+        with open(os.path.join(self.folder, "modularity.txt")) as handle:
             modularity, peak = handle.read().split()
         LAST_PROCESS_PEAK[0] = int(peak)
         return membership, float(modularity)
+
+    def close(self) -> None:
+        child = getattr(self, "child", None)
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.wait()
+        if child is not None and child.stdin is not None:
+            try:
+                child.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+        self.errors.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def _wait(child: Any, watch: Callable[[int, float], None] | None) -> None:
@@ -123,11 +192,26 @@ def _die_with_parent() -> None:
         pass
 
 
-def _main(folder: str, n: str, resolution: str) -> None:
+def _exactly(stream: Any, count: int) -> bytes:
+    data = stream.read(count)
+    if len(data) != count:
+        raise SystemExit("the kernel stopped sending relationships")
+    return data
+
+
+def _main(folder: str, resolution: str) -> None:
+    """The child: the graph built chunk by chunk as the kernel reads it, then Leiden on every core."""
     _die_with_parent()
-    edges = np.load(os.path.join(folder, "edges.npy"))
-    membership, modularity = leiden(edges[0], edges[1], int(n), float(resolution))
-    del edges
+    import networkit
+
+    stream = sys.stdin.buffer
+    graph = networkit.Graph(int(np.frombuffer(_exactly(stream, 8), np.int64)[0]), weighted=False, directed=False)
+    while count := int(np.frombuffer(_exactly(stream, 8), np.int64)[0]):
+        pairs = np.frombuffer(_exactly(stream, 8 * count), np.int32).reshape(2, count).astype(np.uint64)
+        graph.addEdges((pairs[0], pairs[1]), checkMultiEdge=False)
+        del pairs
+    membership, modularity = _leiden_on(graph, float(resolution), threads=0)
+    del graph
     np.save(os.path.join(folder, "membership.npy"), membership)
     with open("/proc/self/status") as status:  # the peak resident set of this process alone (VmHWM, in kB)
         peak = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)
@@ -136,4 +220,4 @@ def _main(folder: str, n: str, resolution: str) -> None:
 
 
 if __name__ == "__main__":
-    _main(*sys.argv[1:4])
+    _main(*sys.argv[1:3])

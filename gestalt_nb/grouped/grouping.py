@@ -1,10 +1,11 @@
-"""Which group each node is in: communities (igraph's Leiden), label sets, or a property's values or bins.
+"""Which group each node is in: communities (networkit's Leiden), label sets, or a property's values or bins.
 
 Every function returns a :class:`Grouping`: ``membership[i]`` is node i's group (``-1`` for nodes
 outside the overview), groups numbered from 0 by size, largest first, and each group's name. Past
 ``max_groups`` the smallest groups are merged into one "other" group, and a note says so.
-Communities come from igraph's Leiden (``detect``: modularity, the undirected graph, a fixed seed so
-the same database gives the same groups); nothing here detects communities by hand.
+Communities come from networkit's Leiden (``detect``: modularity, the undirected graph; in the kernel
+one thread and a fixed seed, so the same database gives the same groups); nothing here detects
+communities by hand.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..errors import GestaltError
 from .compact import Compact
-from .detect import communities
+from .detect import Feeder, communities
 
 #: Distinct numeric values up to which a property groups by value; above it, by bins.
 MAX_VALUES = 12
@@ -55,16 +56,21 @@ def _numbered(raw: np.ndarray, names: list[str], kept: np.ndarray, max_groups: i
 
 
 def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int = 300,
-                 watch: Callable[[int, float], None] | None = None) -> Grouping:
+                 watch: Callable[[int, float], None] | None = None, feeder: Feeder | None = None) -> Grouping:
     """Leiden communities (modularity) of the undirected graph of the kept nodes (``detect``: a big
-    graph's in a child process, ``watch`` called while it runs)."""
+    graph's in a child process, ``watch`` called while it runs; ``feeder``: the child that was given
+    the relationships while they were read, numbered over every node of the copy)."""
     if not resolution > 0:
         raise GestaltError(f"resolution must be a positive number (1.0 is plain modularity), not {resolution!r}.")
     kept = compact.kept
     numbers = np.flatnonzero(kept)
     local = np.full(kept.size, -1, dtype=np.int32)
     local[numbers] = np.arange(numbers.size, dtype=np.int32)
-    membership, modularity = communities(local[compact.src], local[compact.dst], int(numbers.size), resolution, watch)
+    if feeder is not None and feeder.fed:
+        everyone, modularity = feeder.result(watch)
+        membership = np.unique(everyone[numbers], return_inverse=True)[1].astype(np.int32)  # numbered 0.. over the kept nodes
+    else:
+        membership, modularity = communities(local[compact.src], local[compact.dst], int(numbers.size), resolution, watch)
     raw = np.full(kept.size, -1, dtype=np.int64)
     raw[numbers] = membership
     names = [f"community {number + 1}" for number in range(int(membership.max(initial=-1)) + 1)]

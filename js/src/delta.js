@@ -3,6 +3,10 @@ import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
 
+// a drilled group's members: spacing, as a share of a typical relationship's length
+const DISC_GAP = 0.12;
+const GOLDEN = Math.PI * (3 - Math.sqrt(5));
+
 export const deltaMethods = {
   onMessage(raw) {
     const msg = kernelMessage(raw); // protocol.js: only the kinds this page handles
@@ -112,6 +116,10 @@ export const deltaMethods = {
     };
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
+    if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g) {
+      this.placeWithin(res.nodes, anchorKey, step); // a super-node opens into its members, in place
+      return res.nodes;
+    }
     // new nodes linked to nothing drawn would be pushed far out by the local layout (nothing pulls
     // them back), so they go in a tidy row just below the drawing instead; the rest are laid out
     if (before === 0 && res.nodes.length > 1 && this.renderer) {
@@ -125,6 +133,43 @@ export const deltaMethods = {
     layoutNew(g, linked);
     if (loose.length) this.placeLoose(loose, step);
     return res.nodes;
+  },
+
+  // A drilled group opens where its super-node was: its members fill a disc around that spot (the
+  // most connected innermost; a sunflower, even at any count), its "N more" at the centre, and the
+  // next slice (drilling "N more") rings the members already there. Nothing else moves, so the
+  // camera hardly has to zoom out and the other groups keep their room.
+  placeWithin(keys, anchor, step) {
+    const g = this.graph;
+    const c = g.getNodeAttributes(anchor);
+    const isGroup = (k) => this.nd.has(k) && !!this.nd.get(k).g;
+    const members = keys.filter((k) => !isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a));
+    if (!this.discs) (this.discs = new Map()), (this.discCount = new Map());
+    let r0 = this.discs.get(anchor);
+    let r1;
+    if (r0 === undefined) {
+      // the first slice: within the room around the super-node (less than half way to the nearest
+      // other node), unless that would pack its members tighter than DISC_GAP
+      const fresh = new Set(keys);
+      let nearest = Infinity;
+      g.forEachNode((k, a) => {
+        if (k !== anchor && !fresh.has(k)) nearest = Math.min(nearest, Math.hypot(a.x - c.x, a.y - c.y));
+      });
+      const packed = Math.max(step, 1e-6) * DISC_GAP * Math.sqrt(members.length / Math.PI);
+      r1 = Math.max(Number.isFinite(nearest) ? nearest * 0.45 : 0, packed) * 1.1;
+      r0 = r1 * 0.15; // the "N more" disc
+    } else r1 = Math.sqrt(r0 * r0 * (1 + members.length / Math.max(this.discCount.get(anchor) || 1, 1)));
+    members.forEach((k, i) => {
+      const rho = Math.sqrt(r0 * r0 + (r1 * r1 - r0 * r0) * ((i + 0.5) / members.length));
+      const angle = i * GOLDEN;
+      g.mergeNodeAttributes(k, { x: Math.fround(c.x + rho * Math.cos(angle)), y: Math.fround(c.y + rho * Math.sin(angle)) });
+    });
+    for (const k of keys) {
+      if (!isGroup(k)) continue;
+      g.mergeNodeAttributes(k, { x: c.x, y: c.y });
+      this.discs.set(k, r1);
+      this.discCount.set(k, (this.discCount.get(anchor) || 0) + members.length);
+    }
   },
 
   placeLoose(keys, step) {
@@ -185,6 +230,10 @@ export const deltaMethods = {
       g.forEachEdge(k, (e) => this.ed.delete(e));
       g.dropNode(k);
       this.nd.delete(k);
+      if (this.discs) {
+        this.discs.delete(k);
+        this.discCount.delete(k);
+      }
       this.hidden.delete(k);
     }
     for (const k of nodes) touched.delete(k);
