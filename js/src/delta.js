@@ -4,7 +4,7 @@ import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
 
 // a drilled group's members: spacing, as a share of a typical relationship's length
-const DISC_GAP = 0.12;
+const DISC_GAP = 0.07;
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 
 export const deltaMethods = {

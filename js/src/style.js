@@ -227,13 +227,14 @@ export const styleMethods = {
     return this.scene;
   },
 
-  // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is
-  spotCost(sc, key, rc, crossing = 10) {
+  // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is (`overMembers`: a super-node's
+  // caption may cover a drilled group's member dots, which are many and small, but no other disc)
+  spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
     if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
     for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
     for (const [k, p] of sc.pos) {
-      if (k === key) continue;
+      if (k === key || (overMembers && !(this.nd.get(k) || {}).g)) continue;
       const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
       if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
     }
@@ -259,7 +260,7 @@ export const styleMethods = {
       for (const [x, y, pref] of spots(w)) {
         const rc = [x - 1, y, x + w + 1, y + h];
         // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
-        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10) + pref;
+        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10, group) + pref;
         if (!best || cost < best.cost) best = { cost, x, y, rc, w };
       }
       // crossing a relationship is tolerable, covering a node or a caption is not
