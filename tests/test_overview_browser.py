@@ -142,7 +142,16 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     moved = max(((after[i]["x"] - placed[i]["x"]) ** 2 + (after[i]["y"] - placed[i]["y"]) ** 2) ** 0.5 for i in ids[1:])
     assert moved <= 0.05 * extent, f"another group moved {moved / extent:.1%} of the drawing"
     assert hook(page, "h.nodesDrawn()") == hook(page, "h.nodesInView()") > drawn
+    # it opened where it was: its members fill a disc around the super-node's spot, and the biggest
+    # groups around keep their captions (a member dot may lie under one, another disc may not)
+    opened = page.kernel_json("print(json.dumps([k for k in whole.canvas.subgraph.nodes if k not in whole.canvas.subgraph.groups]))")
+    home = placed["group:0"]
+    reach = max(((p["x"] - home["x"]) ** 2 + (p["y"] - home["y"]) ** 2) ** 0.5
+                for p in hook(page, "arg.map((k) => h.graphPosition(k))", opened))
+    assert len(opened) >= 100 and reach <= 0.3 * extent, f"members reach {reach / extent:.1%} of the drawing from their group's spot"
     show_canvas(page)
+    captions = hook(page, "h.labelSpots()")
+    assert all(captions.get(f"group:{n}") for n in biggest[1:6]), [n for n in biggest[1:6] if not captions.get(f"group:{n}")]
     page.page.screenshot(path=str(SHOTS / f"overview-drilled-{frontend}.png"))
     grown = page.kernel_json("print(json.dumps([len(whole.canvas.subgraph.nodes), 'group:0' in whole.canvas.subgraph.nodes]))")
     assert grown[0] > drawn and grown[1] is False
