@@ -370,6 +370,7 @@ def poke_every_element(page: JupyterPage, n: int, node_ids: list[str], edge_ends
             seen.append(root.inner_text())
             page.page.mouse.click((a["x"] + b["x"]) / 2, (a["y"] + b["y"]) / 2)
             page.pause(0.05)
+    scroll_to(page, n)  # a click may have scrolled the notebook (a windowed notebook hides cells out of view)
     search = page.canvases().nth(n).locator("input").first
     search.click()
     search.fill("<img")
