@@ -296,3 +296,7 @@ def test_leiden_fed_while_reading_finds_what_the_kernel_finds_within_labels_and_
     assert fed.groups["size"].sum() == int((block < 3).sum())
     assert fed.links["count"].sum() == in_kernel.links["count"].sum() == fed.compact.edge_count
     assert set(fed.links["type"]) == {"LINKS"} and (fed.group_of(["n13999"]) == -1).all()
+    # another resolution on the kept copy: its relationships are handed to the child from memory
+    other = gestalt_nb.overview("community", labels=["Node"], types=["LINKS"], resolution=0.9)
+    assert other.compact is fed.compact and started == [block.size, int((block < 3).sum())]
+    assert nmi(block[block < 3], other.group_of(ids).to_numpy()) >= 0.9
