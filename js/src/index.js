@@ -1,7 +1,7 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
 import { sendToKernel } from "./protocol.js";
 import Sigma from "sigma";
-import { normalizePayload, newGraph, addItems } from "./payload.js";
+import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
 import { startPositions, Layout } from "./layout.js";
 import { buildUI, clip } from "./ui.js";
 import { readTheme } from "./theme.js";
@@ -167,7 +167,11 @@ class CanvasView {
     this.payload = p;
     this.labels = p.labels;
     this.types = p.types;
+    // highlight counts up front, so the nodes and relationships are styled once, as they will stay (restyleAll below
+    // runs only when an encoding or the counts of what was added say otherwise)
     this.hlCount = p.nodes.filter((n) => n && n.h).length;
+    this.ehlCount = p.edges.filter((e) => e && e.h).length + (p.ec ? (p.ec.h === true ? p.ec.id.length : p.ec.h.size) : 0);
+    const counted = [this.hlCount, this.ehlCount];
     this.revision = 0;
     this.syncAsked = -1;
     this.selected = new Set();
@@ -180,14 +184,14 @@ class CanvasView {
     this.enc = null;
     this.layoutPromise = null;
 
-    const N = p.nodes.length, E = p.edges.length;
+    const N = p.nodes.length, E = edgeCount(p);
     this.sizing(N, E);
     const graph = newGraph();
     this.graph = graph;
     this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
     this.ed = new Map(); // edge key -> {y, h, p}
     const m = (this.times.marks = { payload: t0 });
-    addItems(graph, this, p.nodes, p.edges, this.styler());
+    addItems(graph, this, p.nodes, p.edges, this.styler(), undefined, p.ec);
     m.graph = performance.now();
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
@@ -196,7 +200,7 @@ class CanvasView {
     this.encode();
     this.countHighlights();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
-    else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
+    else if (this.enc.color.of || this.enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.restyleAll();
     m.positions = performance.now();
 
     this.ui.setNotes(p.notes.concat(this.layoutNote ? [this.layoutNote] : []));
