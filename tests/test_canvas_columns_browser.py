@@ -52,7 +52,7 @@ def elements(chromium, path) -> tuple[dict, list[str]]:
     page.on("pageerror", lambda error: errors.append(str(error)))
     try:
         page.goto(path.resolve().as_uri())
-        page.wait_for_function(f"() => {{ const el = document.querySelector('[data-gestalt-canvas]'); return el && el.gestaltCanvas && el.gestaltCanvas.ready; }}", timeout=20_000)
+        page.wait_for_function("() => { const el = document.querySelector('[data-gestalt-canvas]'); return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=20_000)
         page.evaluate(f"() => {HOOK}.ready")
         return page.evaluate(f"() => {HOOK}.elements()"), errors
     finally:
