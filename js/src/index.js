@@ -145,7 +145,7 @@ class CanvasView {
     const bytes = this.model.get("graph_gz");
     if (bytes && bytes.byteLength) {
       try {
-        packed = await inflateJSON(bytes);
+        packed = await (taken(this.model, bytes) || inflateJSON(bytes));
       } catch (error) {
         this.ui.setStatus("The graph could not be read: " + ((error && error.message) || error), "error");
         return;
@@ -507,6 +507,32 @@ class CanvasView {
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
 // snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons), filter.js and layouts/
 Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods, filterMethods, layoutMethods);
+
+// Graphs read before their view existed (prefetch), by canvas key: {bytes, packed (a promise)}; a view takes its
+// own out (taken), so each is read once; the few newest are kept for outputs still on their way.
+const early = new Map();
+const EARLY = 4;
+
+// Start reading a canvas's graph as soon as it reaches the model (called by the loader's initialize, in bundle.py):
+// the kernel still sends the rest of the output meanwhile.
+export function prefetch(model) {
+  const key = model.get("_key");
+  const bytes = model.get("graph_gz");
+  if (!key || !bytes || !bytes.byteLength || (early.has(key) && early.get(key).bytes === bytes)) return;
+  const packed = inflateJSON(bytes);
+  packed.catch(() => {}); // the view reads it again and says what went wrong
+  early.delete(key);
+  early.set(key, { bytes, packed });
+  while (early.size > EARLY) early.delete(early.keys().next().value);
+}
+
+function taken(model, bytes) {
+  const key = model.get("_key");
+  const known = key ? early.get(key) : null;
+  if (!known || known.bytes !== bytes) return null;
+  early.delete(key);
+  return known.packed;
+}
 
 async function inflateJSON(view) {
   const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);

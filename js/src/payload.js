@@ -73,7 +73,8 @@ let edgeSeq = 0;
 // by `style`. `place(id, data)` may return {x, y} (else positions are set later).
 // Returns the lists of added node and edge keys.
 export function addItems(graph, store, nodes, edges, style, place, columns) {
-  const nodeEntries = [];
+  // the entries graphology imports keep one shape (no `delete`: an object that loses a property turns slow)
+  const nodeEntries = [], nodeDatas = [];
   const seen = new Set();
   for (const n of nodes) {
     if (!n || n.id === undefined || n.id === null) continue;
@@ -82,7 +83,8 @@ export function addItems(graph, store, nodes, edges, style, place, columns) {
     seen.add(key);
     const d = nodeData(n);
     store.nd.set(key, d);
-    nodeEntries.push({ key, attributes: {}, d });
+    nodeEntries.push({ key, attributes: {} });
+    nodeDatas.push(d);
   }
   const edgeEntries = [];
   const deg = new Map();
@@ -95,25 +97,20 @@ export function addItems(graph, store, nodes, edges, style, place, columns) {
     if (!(seen.has(s) || graph.hasNode(s)) || !(seen.has(t) || graph.hasNode(t))) continue;
     let key = e.id === undefined || e.id === null ? "__e" + edgeSeq++ : String(e.id);
     if (graph.hasEdge(key)) continue;
-    const d = edgeData(e);
-    store.ed.set(key, d);
-    edgeEntries.push({ key, source: s, target: t, attributes: {}, d });
+    store.ed.set(key, edgeData(e));
+    edgeEntries.push({ key, source: s, target: t, attributes: {} });
     deg.set(s, (deg.get(s) || 0) + 1);
     deg.set(t, (deg.get(t) || 0) + 1);
   }
-  for (const entry of nodeEntries) {
-    const a = entry.attributes;
-    entry.d.deg = deg.get(entry.key) || 0;
-    const pos = place ? place(entry.key, entry.d) : null;
+  for (let i = 0; i < nodeEntries.length; i++) {
+    const entry = nodeEntries[i], a = entry.attributes, d = nodeDatas[i];
+    d.deg = deg.get(entry.key) || 0;
+    const pos = place ? place(entry.key, d) : null;
     a.x = pos ? pos.x : 0;
     a.y = pos ? pos.y : 0;
     style.node(entry.key, a);
-    delete entry.d;
   }
-  for (const entry of edgeEntries) {
-    style.edge(entry.key, entry.attributes);
-    delete entry.d;
-  }
+  for (const entry of edgeEntries) style.edge(entry.key, entry.attributes);
   graph.import({ nodes: nodeEntries, edges: edgeEntries });
   if (edgeEntries.length) {
     // degrees of pre-existing endpoints changed: keep their size in step
