@@ -5,14 +5,18 @@ only while a result is built."""
 from __future__ import annotations
 
 import gc
+import gzip
+import json
 import math
+import weakref
 
 import pytest
 from gestaltdb.graphdb import Edge as EngineEdge
 from gestaltdb.graphdb import GraphDB
 from gestaltdb.graphdb import Node as EngineNode
 
-from gestalt_nb.canvas.payload import CAPTION_CHARS, MAX_PROPERTIES, VALUE_CHARS, Vocabulary, _properties, payload
+from gestalt_nb.canvas.payload import CAPTION_CHARS, MAX_PROPERTIES, VALUE_CHARS, Vocabulary, _properties, as_rows, payload
+from gestalt_nb.canvas.widget import GraphCanvas
 from gestalt_nb.graph.rows import Rows
 from gestalt_nb.graph.subgraph import Edge, Node, Subgraph, building
 from gestalt_nb.graph.values import display_properties
@@ -87,7 +91,62 @@ def test_labels_and_types_are_numbered_in_first_seen_order():
         subgraph.add_edge(Edge(f"e{number}", "n0", f"n{number + 1}", kind, {"type": kind}))
     graph = payload(subgraph, Vocabulary(), "name")
     assert [item["l"] for item in graph["nodes"]] == [0, 1, 0, 2, 1] and [label["name"] for label in graph["labels"]] == ["B", "A", "C"]
-    assert [item["y"] for item in graph["edges"]] == [0, 1, 0] and graph["types"] == ["Y", "X"]
+    assert graph["ec"]["y"] == [0, 1, 0] and graph["types"] == ["Y", "X"]
+    assert [item["y"] for item in as_rows(graph)["edges"]] == [0, 1, 0]
+
+
+def mixed_subgraph(marked: str) -> Subgraph:
+    """Relationships of every kind the columns carry: plain, with properties (plain and not), parallel, a self-loop,
+    integer ids, an overview's super-edge with its count, one whose end is not drawn; ``marked``: none, some, all."""
+    subgraph = Subgraph()
+    for node_id in ("__lc_int__:0", "0", "n1", "n2", "grp"):
+        subgraph.add_node(Node(node_id, ("P",), {"name": f"N {node_id}"}))
+    subgraph.groups["grp"] = {"group": 0, "size": 9}
+    edges = [
+        Edge("e1", "__lc_int__:0", "n1", "K", {"type": "K"}),
+        Edge("e2", "n1", "n2", "K", {"type": "K", "since": 2001, "note": "x" * (VALUE_CHARS + 9)}),
+        Edge("e3", "n1", "n2", "L", {"type": "L", "tags": ["a", 1]}),
+        Edge("e4", "n2", "n2", "K", {"type": "K"}),
+        Edge("e5", "0", "gone", "K", {"type": "K"}),  # its end is not drawn: kept apart, as a dict
+        Edge("e6", "grp", "n1", "LINKS", {"type": "LINKS", "relationships": 7}),
+        Edge("e7", "0", "__lc_int__:0", "M", {"type": "other"}),
+    ]
+    for number, edge in enumerate(edges):
+        subgraph.add_edge(edge, highlight=marked == "all" or (marked == "some" and number % 2 == 0))
+    return subgraph
+
+
+@pytest.mark.parametrize("marked", ["none", "some", "all"])
+def test_relationships_in_columns_are_exactly_the_dicts(marked):
+    """The columns read back give each relationship's dict as ``columns=False`` makes it; the node list, labels
+    and types are the same; only the relationship whose end is not drawn stays a dict."""
+    subgraph = mixed_subgraph(marked)
+    packed, rows = payload(subgraph, Vocabulary(), "name"), payload(subgraph, Vocabulary(), "name", columns=False)
+    assert [item["id"] for item in packed["edges"]] == ["e5"] and len(packed["ec"]["id"]) == 6
+    assert packed["ec"].get("h") == {"none": None, "some": [0, 2, 5], "all": 1}[marked]  # e1, e3, e7 (e5 is apart)
+    drawn = [item for item in rows["edges"] if item["id"] != "e5"] + [item for item in rows["edges"] if item["id"] == "e5"]
+    assert as_rows(packed) == {**rows, "edges": drawn}
+    assert {key: value for key, value in packed.items() if key not in ("ec", "edges")} == {key: value for key, value in rows.items() if key != "edges"}
+    assert as_rows(rows) is rows  # a payload of dicts (a delta's shape, an old notebook's) is left as it is
+
+
+def test_a_canvas_sends_columns_and_reads_back_dicts():
+    """What the page gets is in columns and smaller; ``canvas.graph`` still gives a dict per relationship."""
+    subgraph = Subgraph()
+    for number in range(300):
+        subgraph.add_node(Node(f"p{number}", ("Person",), {"name": f"Person {number}"}), highlight=True)
+    for number in range(300):
+        for step in (1, 7):
+            subgraph.add_edge(Edge(f"e{number}-{step}", f"p{number}", f"p{(number + step) % 300}", "KNOWS", {"type": "KNOWS"}), highlight=True)
+    canvas = GraphCanvas(subgraph, max_nodes=300, max_edges=600)
+    try:
+        sent = json.loads(gzip.decompress(canvas.graph_gz))
+        assert sent["edges"] == [] and sent["ec"]["h"] == 1 and sent["ec"]["s"][:2] == [0, 0] and sent["ec"]["t"][:2] == [1, 7]
+        assert canvas.graph == {**payload(canvas.subgraph, Vocabulary(), "name", columns=False), "view": canvas.view_state}
+        as_dicts = json.dumps(payload(canvas.subgraph, Vocabulary(), "name", columns=False), separators=(",", ":"))
+        assert len(json.dumps(sent, separators=(",", ":"))) < 0.8 * len(as_dicts)
+    finally:
+        canvas.close()
 
 
 @pytest.fixture
@@ -142,6 +201,27 @@ def test_the_collector_is_paused_only_while_building():
         assert not gc.isenabled()  # paused by someone else: left paused
     finally:
         gc.enable()
+
+
+def test_what_a_build_made_goes_to_the_oldest_generation_unwalked_and_stays_collectable():
+    """After a build its objects are in the oldest generation (no young collection walks them again), none is
+    left frozen, and a cycle made inside it is still freed by a full collection."""
+    with building():
+        made = [[number] for number in range(2000)]
+    marker = id(made[0])
+    assert gc.get_freeze_count() == 0
+    assert marker not in {id(item) for item in gc.get_objects(generation=0)}
+    assert marker in {id(item) for item in gc.get_objects(generation=2)}
+    class Holder:
+        pass
+
+    with building():
+        holder = Holder()
+        holder.me = holder
+        gone = weakref.ref(holder)
+    del holder
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_copy_to_grow_is_what_merging_into_an_empty_subgraph_makes():

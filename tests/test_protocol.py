@@ -33,6 +33,12 @@ def test_both_sides_declare_the_same_kinds():
     assert _js_list("PAGE_HANDLES") == set(protocol.KERNEL_KINDS)
 
 
+def test_both_sides_declare_the_same_relationship_columns():
+    text = (JS / "protocol.js").read_text(encoding="utf-8")
+    found = re.search(r"export const EDGE_COLUMNS = /\*\* @type {const} \*/ \(\[([^\]]*)\]\)", text)
+    assert found and tuple(re.findall(r'"([a-z]+)"', found.group(1))) == protocol.EDGE_COLUMNS == ("id", "s", "t", "y", "h", "p", "w")
+
+
 def test_what_the_page_sends_and_handles_is_declared():
     sources = "\n".join(path.read_text(encoding="utf-8") for path in JS.glob("*.js"))
     sent = set(re.findall(r'send\(\{\s*kind:\s*"([a-z]+)"', sources))

@@ -4,7 +4,8 @@ anywidget keeps ``_esm`` in every widget model's state, so a 500 KB bundle in ea
 saved once per output. Instead each canvas's ``_esm`` is a tiny loader (``LOADER``), and the bundle
 rides in one shared model (``CanvasBundle``) that the loader reads through anywidget's host API,
 imports from a Blob URL and caches per page by its source hash. In marimo each canvas carries the
-bundle itself (``model_traits``).
+bundle itself (``model_traits``). The loader's ``initialize`` starts reading a canvas's graph (``prefetch`` in
+``js/src/index.js``) as soon as it reaches the model, before the output that shows it arrives.
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ async function load(model, host) {
   return CACHE[hash];
 }
 export default {
+  initialize({ model }) {
+    // the graph reaches the model before the output that shows it: start reading it then (the view takes it)
+    const early = () => { if (model.get("graph_gz")) load(model).then((mod) => mod.prefetch && mod.prefetch(model)).catch(() => {}); };
+    model.on("change:graph_gz", early);
+    early();
+  },
   async render({ model, el, host }) {
     el.textContent = "Loading the graph canvas…";
     let mod;

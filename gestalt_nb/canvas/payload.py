@@ -20,6 +20,7 @@ from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
 from ..shorten import shorten
+from .protocol import EDGE_COLUMNS, EdgeColumns
 
 VALUE_CHARS = 300
 CAPTION_CHARS = 60
@@ -161,18 +162,50 @@ class Vocabulary:
         }
         if highlighted:
             item["h"] = 1
-        if groups and (edge.source in groups or edge.target in groups):  # an overview's super-edge: drawn as wide as its count
-            count = edge.properties.get("relationships")
-            if type(count) is int and count >= 1:
-                item["w"] = count
-        properties = edge.properties
-        if len(properties) == 1 and properties.get("type", edge) == edge.type:
-            return item  # only its type (the common case): nothing more to send
-        properties = {key: value for key, value in properties.items() if key != "type" or value != edge.type}
-        if properties:
-            panel = _plain(properties)
-            item["p"] = panel if panel is not None else _properties(display_properties(properties))
+        width = _width(edge, groups)
+        if width:
+            item["w"] = width
+        panel = _edge_panel(edge)
+        if panel is not None:
+            item["p"] = panel
         return item
+
+    def edge_columns(self, edges: list[Edge], marked: set[str], groups: dict[str, Any], index: dict[str, int]) -> tuple[EdgeColumns, list[dict[str, Any]]]:
+        """The relationships whose two ends are in the node list, as columns (``COLUMNS``); the others as ``edge`` makes them."""
+        ids: list[str] = []
+        sources: list[int] = []
+        targets: list[int] = []
+        kinds: list[int] = []
+        lit: list[int] = []
+        panels: list[list[Any]] = []
+        widths: list[list[int]] = []
+        apart: list[dict[str, Any]] = []
+        number, types, get = self._index, self.types, index.get
+        for edge in edges:
+            source, target = get(edge.source), get(edge.target)
+            if source is None or target is None:
+                apart.append(self.edge(edge, edge.id in marked, groups))
+                continue
+            at = len(ids)
+            ids.append(edge.id)
+            sources.append(source)
+            targets.append(target)
+            kinds.append(number(types, edge.type))
+            if edge.id in marked:
+                lit.append(at)
+            if groups and (width := _width(edge, groups)):
+                widths.append([at, width])
+            properties = edge.properties
+            if not (len(properties) == 1 and properties.get("type", edge) == edge.type) and (panel := _edge_panel(edge)) is not None:
+                panels.append([at, panel])
+        columns = EdgeColumns(id=ids, s=sources, t=targets, y=kinds)
+        if lit:
+            columns["h"] = 1 if len(lit) == len(ids) else lit
+        if panels:
+            columns["p"] = panels
+        if widths:
+            columns["w"] = widths
+        return columns, apart
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         node, edge = self.node, self.edge
@@ -182,11 +215,48 @@ class Vocabulary:
         return nodes, edges
 
 
-def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None) -> dict[str, Any]:
-    """The base ``graph`` trait of a canvas."""
+def _width(edge: Edge, groups: dict[str, Any] | None) -> int:
+    """An overview's super-edge is drawn as wide as its count of relationships; 0 for any other."""
+    if groups and (edge.source in groups or edge.target in groups):
+        count = edge.properties.get("relationships")
+        if type(count) is int and count >= 1:
+            return count
+    return 0
+
+
+def _edge_panel(edge: Edge) -> dict[str, Any] | None:
+    """A relationship's properties for the panel, less its type (None when only its type is there: the common case)."""
+    properties = edge.properties
+    if len(properties) == 1 and properties.get("type", edge) == edge.type:
+        return None
+    properties = {key: value for key, value in properties.items() if key != "type" or value != edge.type}
+    if not properties:
+        return None
+    panel = _plain(properties)
+    return panel if panel is not None else _properties(display_properties(properties))
+
+
+#: The base payload's relationships in columns (``ec``: ``protocol.EdgeColumns``), a list per field, row i of each
+#: being relationship i: ``id``, ``s`` / ``t`` (its ends, as positions in ``nodes``), ``y`` (its type, as in ``edge``),
+#: and when any: ``h`` (1: every one is highlighted, else the rows that are), ``p`` and ``w`` (``[row, properties]`` /
+#: ``[row, count]`` pairs). A third less JSON than a dict per relationship at 10k, and the page adds them without
+#: parsing one each. ``edges`` keeps the few whose ends are not in ``nodes`` (the page leaves those out).
+COLUMNS = EDGE_COLUMNS
+
+
+def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None,
+            columns: bool = True) -> dict[str, Any]:
+    """The base ``graph`` trait of a canvas (relationships in columns, ``ec``; ``columns=False``: a dict each, ``edges``)."""
     with building():
-        nodes, edges = vocabulary.elements(subgraph, caption_property)
-    return {
+        if columns:
+            marked_nodes, groups = subgraph.highlight_nodes, subgraph.groups
+            node = vocabulary.node
+            nodes = [node(item, caption_property, item.id in marked_nodes, item.id in groups) for item in subgraph.nodes.values()]
+            index = {node_id: number for number, node_id in enumerate(subgraph.nodes)}
+            packed, edges = vocabulary.edge_columns(list(subgraph.edges.values()), subgraph.highlight_edges, groups, index)
+        else:
+            nodes, edges = vocabulary.elements(subgraph, caption_property)
+    graph = {
         "nodes": nodes,
         "edges": edges,
         "labels": vocabulary.legend(),
@@ -195,3 +265,31 @@ def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *
         "notes": list(subgraph.notes),
         "counts": counts or {"nodes": len(subgraph.nodes), "edges": len(subgraph.edges)},
     }
+    if columns:
+        graph["ec"] = packed
+    return graph
+
+
+def as_rows(graph: dict[str, Any]) -> dict[str, Any]:
+    """A base payload with its relationship columns (``ec``) turned back into a dict each in ``edges`` (as
+    ``columns=False`` makes them: the columns' relationships first, in order); other payloads unchanged."""
+    packed = graph.get("ec")
+    if not isinstance(packed, dict):
+        return graph
+    keys = [node["id"] for node in graph["nodes"]]
+    lit = packed.get("h")
+    marked = set(range(len(packed["id"]))) if lit == 1 else set(lit or ())
+    panels, widths = dict(packed.get("p", ())), dict(packed.get("w", ()))
+    edges = []
+    for number, (edge_id, source, target, kind) in enumerate(zip(packed["id"], packed["s"], packed["t"], packed["y"])):
+        item: dict[str, Any] = {"id": edge_id, "s": keys[source], "t": keys[target], "y": kind}
+        if number in marked:
+            item["h"] = 1
+        if number in widths:
+            item["w"] = widths[number]
+        if number in panels:
+            item["p"] = panels[number]
+        edges.append(item)
+    rows = {key: value for key, value in graph.items() if key != "ec"}
+    rows["edges"] = edges + list(graph["edges"])
+    return rows

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, Required, TypedDict
 
 from .snapshot import Shown
 from .snapshot import parse as parse_shown
@@ -80,6 +80,23 @@ class Status(TypedDict):
 
 
 PageMessage = Click | DoubleClick | Undo | Sync | Ready | Shown | Path
+
+
+class EdgeColumns(TypedDict, total=False):
+    """Kernel → page, in the ``graph_gz`` trait (key ``ec``): the base drawing's relationships, one list per field,
+    row i of each being relationship i (``payload.py`` makes them; ``js/src/payload.js`` reads them)."""
+
+    id: Required[list[str]]
+    s: Required[list[int]]  # its start, as a position in the payload's ``nodes``
+    t: Required[list[int]]  # its end, likewise
+    y: Required[list[int]]  # its type, as a position in ``types`` (-1: none)
+    h: int | list[int]  # 1: every one is highlighted; else the rows that are (absent: none)
+    p: list[list[Any]]  # [row, properties for the panel] for those that have more than their type
+    w: list[list[int]]  # [row, count] for an overview's super-edges: drawn as wide as their count
+
+
+#: The fields of ``EdgeColumns`` (``EDGE_COLUMNS`` in js/src/protocol.js lists the same).
+EDGE_COLUMNS = tuple(EdgeColumns.__annotations__)
 
 
 def _id(value: Any) -> str:

@@ -33,7 +33,7 @@ from .drill import collapse_selected
 from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
-from .payload import Vocabulary, payload
+from .payload import Vocabulary, as_rows, payload
 from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo
 from .protocol import parse as parse_message
 from .snapshot import Shown
@@ -124,8 +124,9 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
 
     @property
     def graph(self) -> dict[str, Any]:
-        """The base payload, decoded from ``graph_gz`` when read (the kernel keeps only the packed copy)."""
-        return json.loads(gzip.decompress(self.graph_gz))
+        """The base payload, decoded from ``graph_gz`` when read (the kernel keeps only the packed copy), with
+        a dict per relationship in ``edges`` (the page gets them in columns: ``payload.COLUMNS``)."""
+        return as_rows(json.loads(gzip.decompress(self.graph_gz)))
 
     @property
     def expander(self) -> Expander | None:

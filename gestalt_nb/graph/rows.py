@@ -69,18 +69,26 @@ _NODE_SLOTS = tuple(Node.__dict__[name].__set__ for name in ("id", "labels", "pr
 _EDGE_SLOTS = tuple(Edge.__dict__[name].__set__ for name in ("id", "source", "target", "type", "properties"))
 
 
+_SET_NODE_ID, _SET_LABELS, _SET_NODE_PROPERTIES = _NODE_SLOTS
+_SET_EDGE_ID, _SET_SOURCE, _SET_TARGET, _SET_TYPE, _SET_EDGE_PROPERTIES = _EDGE_SLOTS
+
+
 def _node(node_id: str, labels: tuple[str, ...], properties: Any) -> Node:
     """``Node(node_id, labels, properties)`` without the frozen dataclass's per-field ``__setattr__`` (thousands per result)."""
     node = _new(Node)
-    for setter, value in zip(_NODE_SLOTS, (node_id, labels, properties)):
-        setter(node, value)
+    _SET_NODE_ID(node, node_id)
+    _SET_LABELS(node, labels)
+    _SET_NODE_PROPERTIES(node, properties)
     return node
 
 
 def _edge(edge_id: str, source: str, target: str, kind: str, properties: Any) -> Edge:
     edge = _new(Edge)
-    for setter, value in zip(_EDGE_SLOTS, (edge_id, source, target, kind, properties)):
-        setter(edge, value)
+    _SET_EDGE_ID(edge, edge_id)
+    _SET_SOURCE(edge, source)
+    _SET_TARGET(edge, target)
+    _SET_TYPE(edge, kind)
+    _SET_EDGE_PROPERTIES(edge, properties)
     return edge
 
 
@@ -149,24 +157,29 @@ class _Reader:
         return node
 
     def edge(self, value: EngineEdge, depth: int) -> Any:
-        known = self.edges.get(value._id) if self.same_state else None
-        if known is not None and known.properties == value.properties and (known.source, known.target) == (value.source, value.target):
+        edge_id, source, target = value._id, value.source, value.target  # an end: an id, or a Node (its id), as ``Edge.to_dict`` reads them
+        known = self.edges.get(edge_id) if self.same_state else None
+        if known is not None and known.properties == value.properties and (known.source, known.target) == (source, target):
             return known
-        source, target = value.source, value.target  # an id, or a Node (its id), as ``Edge.to_dict`` reads them
-        if not isinstance(source, str):
+        if type(source) is not str and not isinstance(source, str):
             source = source.get_id
-        if not isinstance(target, str):
+        if type(target) is not str and not isinstance(target, str):
             target = target.get_id
-        if not (type(value._id) is str and type(source) is str and type(target) is str) or depth >= 62:
+        if not (type(edge_id) is str and type(source) is str and type(target) is str) or depth >= 62:
             self.exact = False
             return normalize(value, _depth=depth)
-        properties = self.properties(value.properties, depth + 1)
-        kind = properties.get("type") if isinstance(properties, dict) else None
-        kind = _intern(kind) if type(kind) is str else (kind if isinstance(kind, str) else "")
+        given = value.properties
+        if type(given) is dict and len(given) == 1 and type(kind := given.get("type")) is str:  # only its type: the common case
+            kind = _intern(kind)
+            properties: Any = {"type": kind}
+        else:
+            properties = self.properties(given, depth + 1)
+            kind = properties.get("type") if isinstance(properties, dict) else None
+            kind = _intern(kind) if type(kind) is str else (kind if isinstance(kind, str) else "")
         ids = self.ids
-        edge = _edge(value._id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
+        edge = _edge(edge_id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
         if known is None and self.same_state:
-            self.edges[value._id] = edge
+            self.edges[edge_id] = edge
         elif known is not None:
             self.exact = False
         return edge
@@ -213,14 +226,16 @@ class Rows(Sequence):
 
     @staticmethod
     def _read(reader: _Reader, keys: tuple[str, ...], records: list[Any], items: list[Any]) -> None:
+        value, known = reader.value, reader.seen.get  # a plain value as it is, an engine object met before: with no call
+        width, scalars = len(keys), _SCALARS
         for record in records:
             if type(record) is not dict or not all(type(key) is str for key in record):
                 items.append(normalize(record))  # not a plain row: the adapter's JSON, as before
                 reader.exact = False
-            elif len(record) == len(keys) and tuple(record) == keys:
-                items.append(tuple([reader.value(value, 1) for value in record.values()]))
+            elif len(record) == width and tuple(record) == keys:
+                items.append(tuple([item if type(item) in scalars else known(id(item)) or value(item, 1) for item in record.values()]))
             else:
-                items.append({key: reader.value(value, 1) for key, value in record.items()})
+                items.append({key: value(item, 1) for key, item in record.items()})
 
     @classmethod
     def from_json(cls, records: list[dict[str, Any]]) -> Rows:

@@ -105,6 +105,13 @@ export function makeHooks(view) {
       return out;
     },
     layoutName: () => view.layoutName(),
+    // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
+    elements() {
+      const nodes = {}, edges = {};
+      view.graph.forEachNode((k, a) => (nodes[k] = { d: { ...view.nd.get(k) }, a: { ...a, x: undefined, y: undefined } }));
+      view.graph.forEachEdge((k, a, s, t) => (edges[k] = { s, t, d: { ...view.ed.get(k) }, a: { ...a } }));
+      return { nodes, edges, order: view.graph.edges() };
+    },
     whenSettled: () => view.layoutPromise || view.settledPromise,
     cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
   };

@@ -1,7 +1,7 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
 import { sendToKernel } from "./protocol.js";
 import Sigma from "sigma";
-import { normalizePayload, newGraph, addItems } from "./payload.js";
+import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
 import { startPositions, Layout } from "./layout.js";
 import { buildUI, clip } from "./ui.js";
 import { readTheme } from "./theme.js";
@@ -145,7 +145,7 @@ class CanvasView {
     const bytes = this.model.get("graph_gz");
     if (bytes && bytes.byteLength) {
       try {
-        packed = await inflateJSON(bytes);
+        packed = await (taken(this.model, bytes) || inflateJSON(bytes));
       } catch (error) {
         this.ui.setStatus("The graph could not be read: " + ((error && error.message) || error), "error");
         return;
@@ -167,7 +167,11 @@ class CanvasView {
     this.payload = p;
     this.labels = p.labels;
     this.types = p.types;
+    // highlight counts up front, so the nodes and relationships are styled once, as they will stay (restyleAll below
+    // runs only when an encoding or the counts of what was added say otherwise)
     this.hlCount = p.nodes.filter((n) => n && n.h).length;
+    this.ehlCount = p.edges.filter((e) => e && e.h).length + (p.ec ? (p.ec.h === true ? p.ec.id.length : p.ec.h.size) : 0);
+    const counted = [this.hlCount, this.ehlCount];
     this.revision = 0;
     this.syncAsked = -1;
     this.selected = new Set();
@@ -180,14 +184,14 @@ class CanvasView {
     this.enc = null;
     this.layoutPromise = null;
 
-    const N = p.nodes.length, E = p.edges.length;
+    const N = p.nodes.length, E = edgeCount(p);
     this.sizing(N, E);
     const graph = newGraph();
     this.graph = graph;
     this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
     this.ed = new Map(); // edge key -> {y, h, p}
     const m = (this.times.marks = { payload: t0 });
-    addItems(graph, this, p.nodes, p.edges, this.styler());
+    addItems(graph, this, p.nodes, p.edges, this.styler(), undefined, p.ec);
     m.graph = performance.now();
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
@@ -196,7 +200,7 @@ class CanvasView {
     this.encode();
     this.countHighlights();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
-    else if (this.enc.color.of || this.enc.size.of || this.hlCount >= this.nd.size) this.restyleAll();
+    else if (this.enc.color.of || this.enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.restyleAll();
     m.positions = performance.now();
 
     this.ui.setNotes(p.notes.concat(this.layoutNote ? [this.layoutNote] : []));
@@ -503,6 +507,32 @@ class CanvasView {
 // sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
 // snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons), filter.js and layouts/
 Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods, filterMethods, layoutMethods);
+
+// Graphs read before their view existed (prefetch), by canvas key: {bytes, packed (a promise)}; a view takes its
+// own out (taken), so each is read once; the few newest are kept for outputs still on their way.
+const early = new Map();
+const EARLY = 4;
+
+// Start reading a canvas's graph as soon as it reaches the model (called by the loader's initialize, in bundle.py):
+// the kernel still sends the rest of the output meanwhile.
+export function prefetch(model) {
+  const key = model.get("_key");
+  const bytes = model.get("graph_gz");
+  if (!key || !bytes || !bytes.byteLength || (early.has(key) && early.get(key).bytes === bytes)) return;
+  const packed = inflateJSON(bytes);
+  packed.catch(() => {}); // the view reads it again and says what went wrong
+  early.delete(key);
+  early.set(key, { bytes, packed });
+  while (early.size > EARLY) early.delete(early.keys().next().value);
+}
+
+function taken(model, bytes) {
+  const key = model.get("_key");
+  const known = key ? early.get(key) : null;
+  if (!known || known.bytes !== bytes) return null;
+  early.delete(key);
+  return known.packed;
+}
 
 async function inflateJSON(view) {
   const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);

@@ -19,6 +19,11 @@
 /** @typedef {{kind: "status", text: string, level: string}} Status */
 /** @typedef {Delta | Status} KernelMessage */
 
+/** @typedef {{id: string[], s: number[], t: number[], y: number[], h?: 1 | number[], p?: [number, object][], w?: [number, number][]}} EdgeColumns  the base graph's relationships in columns (`ec` in graph_gz; EdgeColumns in protocol.py) */
+
+/** The fields of EdgeColumns (protocol.py's EDGE_COLUMNS lists the same). */
+export const EDGE_COLUMNS = /** @type {const} */ (["id", "s", "t", "y", "h", "p", "w"]);
+
 /** Kinds this page sends to the kernel. */
 export const PAGE_SENDS = /** @type {const} */ (["click", "dblclick", "undo", "collapse", "sync", "ready", "shown", "path"]);
 /** Kinds this page handles from the kernel. */
