@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage
 
 import gestalt_nb
 from gestalt_nb.agents import ScriptedChatModel
-from gestalt_nb.canvas.payload import Vocabulary, payload
+from gestalt_nb.canvas.payload import Vocabulary, as_rows, payload
 from gestalt_nb.errors import GestaltError
 from gestalt_nb.graph import names
 
@@ -92,7 +92,7 @@ def test_every_view_shows_user_relationships_named_like_bookkeeping(shell, colli
     retriever = colliding.retriever(seed_ids=("item1",), hops=(parse_hop("ABOUT:any"), ))
     assert "t1" in retrieve(colliding, retriever, "q").subgraph.nodes
     drawn = run(shell, "%gsubgraph Widget")
-    shown = payload(drawn.subgraph, Vocabulary(), "name")
+    shown = as_rows(payload(drawn.subgraph, Vocabulary(), "name"))  # relationships travel in columns
     assert {shown["types"][edge["y"]] for edge in shown["edges"]} == USER_TYPES
     memory = run(shell, "%gmemory")
     assert [record["key"] for record in memory.records] == ["colleague"]  # the user's Item nodes are not memories
