@@ -15,7 +15,7 @@ from gestaltdb.graphdb import Edge as EngineEdge
 from gestaltdb.graphdb import GraphDB
 from gestaltdb.graphdb import Node as EngineNode
 
-from gestalt_nb.canvas.payload import CAPTION_CHARS, MAX_PROPERTIES, VALUE_CHARS, Vocabulary, _properties, as_rows, payload
+from gestalt_nb.canvas.payload import CAPTION_CHARS, MAX_PROPERTIES, VALUE_CHARS, Vocabulary, _properties, as_rows, compact_json, payload
 from gestalt_nb.canvas.widget import GraphCanvas
 from gestalt_nb.graph.rows import Rows
 from gestalt_nb.graph.subgraph import Edge, Node, Subgraph, building
@@ -73,6 +73,19 @@ def test_a_node_and_a_relationship_are_sent_as_the_full_path_makes_them(properti
     assert repr(Vocabulary().edge(edge, False)) == repr(_edge_before(Vocabulary(), edge))
     other = Edge("e2", "n1", "n2", "LIKES", {"type": "KNOWS"})  # a type property that is not the type: kept
     assert Vocabulary().edge(other, False)["p"] == {"type": "KNOWS"}
+
+
+def test_the_payload_goes_out_as_the_bytes_json_writes():
+    """orjson's bytes are json's (compact, UTF-8) for every property shape; what orjson refuses, json writes."""
+    subgraph = Subgraph()
+    for number, properties in enumerate(PROPERTIES):
+        subgraph.add_node(Node(f"n{number}", ("Person", "Ünïcode 🙂"), properties))
+        subgraph.add_edge(Edge(f"e{number}", f"n{number}", "n0", "KNOWS", properties))
+    graph = payload(subgraph, Vocabulary(), "name")
+    assert compact_json(graph) == json.dumps(graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    refused = {"big": 2**70, 5: "an integer key", "set": {1}}
+    assert json.loads(compact_json(refused)) == {"big": 2**70, "5": "an integer key", "set": "{1}"}
+    assert compact_json({"x": math.nan}) == b'{"x":null}'  # json would write NaN, which JSON.parse refuses
 
 
 def test_plain_properties_go_out_unchanged_and_bookkeeping_stays_out():

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import GestaltError
 from . import bundle
-from .payload import Vocabulary, payload
+from .payload import Vocabulary, compact_json, payload
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline' blob:; worker-src blob:; style-src 'unsafe-inline'; "
        "img-src data: blob:; connect-src 'none'; font-src 'none'; form-action 'none'; base-uri 'none'")
@@ -53,7 +52,7 @@ try {
 
 def script_json(value: Any) -> str:
     """JSON that is safe inside a ``<script>`` element: no ``<``, ``>``, ``&`` or line separators appear raw."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = compact_json(value).decode("utf-8")
     for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(raw, escaped)
     return text

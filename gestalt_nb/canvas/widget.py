@@ -33,7 +33,7 @@ from .drill import collapse_selected
 from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
-from .payload import Vocabulary, as_rows, payload
+from .payload import Vocabulary, as_rows, compact_json, payload
 from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo
 from .protocol import parse as parse_message
 from .snapshot import Shown
@@ -116,7 +116,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self._log, self._undo = [], []
         self._counts = counts
         graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
-        packed = gzip.compress(json.dumps(graph, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), compresslevel=3, mtime=0)
+        packed = gzip.compress(compact_json(graph), compresslevel=3, mtime=0)
         with self.hold_sync():
             self.settings = {**self._expander_settings(self._expander), "caption": self.caption_property}
             self.graph_gz = packed
