@@ -86,6 +86,10 @@ def test_the_payload_goes_out_as_the_bytes_json_writes():
     refused = {"big": 2**70, 5: "an integer key", "set": {1}}
     assert json.loads(compact_json(refused)) == {"big": 2**70, "5": "an integer key", "set": "{1}"}
     assert compact_json({"x": math.nan}) == b'{"x":null}'  # json would write NaN, which JSON.parse refuses
+    assert json.loads(compact_json({"odd": "a\ud800b", "é": 1})) == {"odd": "a\ud800b", "é": 1}  # a lone surrogate, escaped
+    odd = Subgraph()
+    odd.add_node(Node("n1", ("Person",), {"name": "a\ud800b"}))  # JSON text may hold one; the canvas drew nothing before
+    assert GraphCanvas(odd).graph["nodes"][0]["c"] == "a\ud800b"
 
 
 def test_plain_properties_go_out_unchanged_and_bookkeeping_stays_out():
