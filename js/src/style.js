@@ -26,6 +26,24 @@ export const LIMITS = {
 };
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
+// A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
+function cutText(label) {
+  if (label.length <= 4) return label;
+  const head = label.replace(/…$/, "");
+  return head.slice(0, Math.max(3, Math.floor(head.length * 0.7))) + "…";
+}
+
+// An overview group's caption ("Person ×12,408") shortened in its name only: the count is what the
+// caption is for ("Pers… ×12,408", then "×12,408" alone, then unchanged).
+function cutGroup(label) {
+  const count = /\s?×[\d,]+$/.exec(label);
+  if (!count) return cutText(label);
+  const head = label.slice(0, count.index).replace(/…$/, "");
+  if (!head) return label;
+  if (head.length <= 1) return count[0].trimStart();
+  return head.slice(0, Math.max(1, Math.floor(head.length * 0.7))) + "…" + count[0];
+}
+
 function segRect(g, rc) {
   const [ax, ay, bx, by] = g;
   if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
@@ -264,45 +282,74 @@ export const styleMethods = {
         if (!best || cost < best.cost) best = { cost, x, y, rc, w };
       }
       // crossing a relationship is tolerable, covering a node or a caption is not
-      if (best.cost < 30 || label.length <= 4) {
+      const shorter = group ? cutGroup(label) : cutText(label);
+      if (best.cost < 30 || shorter === label) {
         if (best.cost >= 30) return null;
         sc.rects.push(best.rc);
         return { label, x: best.x, y: best.y, w: best.w };
       }
-      const keep = Math.max(3, Math.floor((label.replace(/…$/, "").length) * 0.7));
-      label = label.replace(/…$/, "").slice(0, keep) + "…";
+      label = shorter;
     }
     return null;
   },
 
-  // A caption that fits across the middle of a disc (shortened to fit), or null.
+  // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
+  // whole), or null.
   fitInside(ctx, d, s) {
     const room = d.size * 1.7;
     let label = d.label;
-    for (let round = 0; round < 8 && label.length > 4; round++) {
+    for (let round = 0; round < 10; round++) {
       const w = ctx.measureText(label).width;
       if (w <= room) {
         const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
         return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
       }
-      const keep = Math.max(4, Math.floor(label.replace(/…$/, "").length * Math.min(0.85, room / w)));
-      label = label.replace(/…$/, "").slice(0, keep) + "…";
+      const shorter = cutGroup(label);
+      if (shorter === label) return null;
+      label = shorter;
     }
     return null;
+  },
+
+  // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
+  // any other caption beside its node (placeLabel).
+  placeCaption(ctx, d, s, group) {
+    const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
+    if (!inside) return this.placeLabel(ctx, d, d.label, s.labelSize + 2, group);
+    this.frameScene().rects.push(inside.rc);
+    return inside;
+  },
+
+  // An overview's group captions, placed once a frame before any other, biggest group first: sigma draws
+  // captions in its label grid's order, so a small group's caption could otherwise take the spot beside
+  // a big one and leave the big one shortened ("Person ×3…") or out. {key: spot | null}.
+  groupSpots(ctx, s) {
+    const sc = this.frameScene();
+    if (sc.groups) return sc.groups;
+    sc.groups = new Map();
+    const list = [];
+    for (const [key, p] of sc.pos) {
+      if (!(this.nd.get(key) || {}).g) continue;
+      const label = this.renderer.getNodeDisplayData(key).label;
+      if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
+    }
+    list.sort((a, b) => b.size - a.size);
+    ctx.font = `600 ${s.labelSize}px ${s.labelFont}`; // a group's caption is always drawn (forceLabel): bold
+    for (const g of list) sc.groups.set(g.key, this.placeCaption(ctx, g, s, true));
+    return sc.groups;
   },
 
   drawLabel(ctx, d, s) {
     if (!d.label) return;
     const t = this.theme;
     // captions of highlighted / selected nodes (forced labels) in bold
-    ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
+    const font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     let x, y, label = d.label;
+    ctx.font = font;
     if (this.renderer && this.placing()) {
-      // an overview's big disc takes its caption inside, where nothing else can take the spot
-      const group = !!(this.nd.get(d.key) || {}).g;
-      let spot = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
-      if (spot) this.frameScene().rects.push(spot.rc);
-      else spot = this.placeLabel(ctx, d, d.label, s.labelSize + 2, group);
+      const groups = this.groupSpots(ctx, s);
+      ctx.font = font;
+      const spot = groups.has(d.key) ? groups.get(d.key) : this.placeCaption(ctx, d, s, false);
       if (!this.spots) this.spots = new Map();
       this.spots.set(d.key, spot);
       if (!spot) return;
