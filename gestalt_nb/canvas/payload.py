@@ -20,7 +20,7 @@ from ..graph.values import display_properties
 from ..render import caption
 from ..render.palette import label_color
 from ..shorten import shorten
-from .protocol import EDGE_COLUMNS, EdgeColumns
+from .protocol import EdgeColumns
 
 VALUE_CHARS = 300
 CAPTION_CHARS = 60
@@ -185,7 +185,12 @@ class Vocabulary:
         return item
 
     def edge_columns(self, edges: list[Edge], marked: set[str], groups: dict[str, Any], index: dict[str, int]) -> tuple[EdgeColumns, list[dict[str, Any]]]:
-        """The relationships whose two ends are in the node list, as columns (``COLUMNS``); the others as ``edge`` makes them."""
+        """The relationships whose two ends are in the node list (``index``: node id -> position) as columns
+        (``ec``: ``protocol.EdgeColumns``), a list per field, row i of each being relationship i: ``id``, ``s`` / ``t``
+        (its ends, as positions in ``nodes``), ``y`` (its type, as in ``edge``), and when any: ``h`` (1: every one is
+        highlighted, else the rows that are), ``p`` and ``w`` (``[row, properties]`` / ``[row, count]`` pairs). A third
+        less JSON than a dict per relationship at 10k, and the page adds them without parsing one each. The few whose
+        ends are not in ``nodes`` are returned apart, as ``edge`` makes them (the page leaves those out)."""
         ids: list[str] = []
         sources: list[int] = []
         targets: list[int] = []
@@ -209,7 +214,7 @@ class Vocabulary:
                 lit.append(at)
             if groups and (width := _width(edge, groups)):
                 widths.append([at, width])
-            properties = edge.properties
+            properties = edge.properties  # only its type (the common case) skips the call: one per relationship here
             if not (len(properties) == 1 and properties.get("type", edge) == edge.type) and (panel := _edge_panel(edge)) is not None:
                 panels.append([at, panel])
         columns = EdgeColumns(id=ids, s=sources, t=targets, y=kinds)
@@ -221,12 +226,13 @@ class Vocabulary:
             columns["w"] = widths
         return columns, apart
 
+    def nodes(self, subgraph: Subgraph, caption_property: str) -> list[dict[str, Any]]:
+        node, marked, groups = self.node, subgraph.highlight_nodes, subgraph.groups
+        return [node(item, caption_property, item.id in marked, item.id in groups) for item in subgraph.nodes.values()]
+
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        node, edge = self.node, self.edge
-        marked_nodes, marked_edges, groups = subgraph.highlight_nodes, subgraph.highlight_edges, subgraph.groups
-        nodes = [node(item, caption_property, item.id in marked_nodes, item.id in groups) for item in subgraph.nodes.values()]
-        edges = [edge(item, item.id in marked_edges, groups) for item in subgraph.edges.values()]
-        return nodes, edges
+        edge, marked, groups = self.edge, subgraph.highlight_edges, subgraph.groups
+        return self.nodes(subgraph, caption_property), [edge(item, item.id in marked, groups) for item in subgraph.edges.values()]
 
 
 def _width(edge: Edge, groups: dict[str, Any] | None) -> int:
@@ -250,24 +256,14 @@ def _edge_panel(edge: Edge) -> dict[str, Any] | None:
     return panel if panel is not None else _properties(display_properties(properties))
 
 
-#: The base payload's relationships in columns (``ec``: ``protocol.EdgeColumns``), a list per field, row i of each
-#: being relationship i: ``id``, ``s`` / ``t`` (its ends, as positions in ``nodes``), ``y`` (its type, as in ``edge``),
-#: and when any: ``h`` (1: every one is highlighted, else the rows that are), ``p`` and ``w`` (``[row, properties]`` /
-#: ``[row, count]`` pairs). A third less JSON than a dict per relationship at 10k, and the page adds them without
-#: parsing one each. ``edges`` keeps the few whose ends are not in ``nodes`` (the page leaves those out).
-COLUMNS = EDGE_COLUMNS
-
-
 def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None,
             columns: bool = True) -> dict[str, Any]:
     """The base ``graph`` trait of a canvas (relationships in columns, ``ec``; ``columns=False``: a dict each, ``edges``)."""
     with building():
         if columns:
-            marked_nodes, groups = subgraph.highlight_nodes, subgraph.groups
-            node = vocabulary.node
-            nodes = [node(item, caption_property, item.id in marked_nodes, item.id in groups) for item in subgraph.nodes.values()]
+            nodes = vocabulary.nodes(subgraph, caption_property)
             index = {node_id: number for number, node_id in enumerate(subgraph.nodes)}
-            packed, edges = vocabulary.edge_columns(list(subgraph.edges.values()), subgraph.highlight_edges, groups, index)
+            packed, edges = vocabulary.edge_columns(list(subgraph.edges.values()), subgraph.highlight_edges, subgraph.groups, index)
         else:
             nodes, edges = vocabulary.elements(subgraph, caption_property)
     graph = {

@@ -125,7 +125,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     @property
     def graph(self) -> dict[str, Any]:
         """The base payload, decoded from ``graph_gz`` when read (the kernel keeps only the packed copy), with
-        a dict per relationship in ``edges`` (the page gets them in columns: ``payload.COLUMNS``)."""
+        a dict per relationship in ``edges`` (the page gets them in columns: ``protocol.EdgeColumns``)."""
         return as_rows(json.loads(gzip.decompress(self.graph_gz)))
 
     @property

@@ -65,12 +65,9 @@ def to_json(value: Any) -> Any:
 
 _SCALARS = frozenset({str, int, bool, type(None)})  # JSON as they are (finite floats too)
 _new = object.__new__
-_NODE_SLOTS = tuple(Node.__dict__[name].__set__ for name in ("id", "labels", "properties"))
-_EDGE_SLOTS = tuple(Edge.__dict__[name].__set__ for name in ("id", "source", "target", "type", "properties"))
-
-
-_SET_NODE_ID, _SET_LABELS, _SET_NODE_PROPERTIES = _NODE_SLOTS
-_SET_EDGE_ID, _SET_SOURCE, _SET_TARGET, _SET_TYPE, _SET_EDGE_PROPERTIES = _EDGE_SLOTS
+_SET_NODE_ID, _SET_LABELS, _SET_NODE_PROPERTIES = (Node.__dict__[name].__set__ for name in ("id", "labels", "properties"))
+_SET_EDGE_ID, _SET_SOURCE, _SET_TARGET, _SET_TYPE, _SET_EDGE_PROPERTIES = (
+    Edge.__dict__[name].__set__ for name in ("id", "source", "target", "type", "properties"))
 
 
 def _node(node_id: str, labels: tuple[str, ...], properties: Any) -> Node:
@@ -161,9 +158,9 @@ class _Reader:
         known = self.edges.get(edge_id) if self.same_state else None
         if known is not None and known.properties == value.properties and (known.source, known.target) == (source, target):
             return known
-        if type(source) is not str and not isinstance(source, str):
+        if not isinstance(source, str):
             source = source.get_id
-        if type(target) is not str and not isinstance(target, str):
+        if not isinstance(target, str):
             target = target.get_id
         if not (type(edge_id) is str and type(source) is str and type(target) is str) or depth >= 62:
             self.exact = False

@@ -8,7 +8,7 @@ export function normalizePayload(p) {
   return {
     nodes: Array.isArray(p.nodes) ? p.nodes : [],
     edges: Array.isArray(p.edges) ? p.edges : [],
-    ec: edgeColumns(p.ec), // the base payload's relationships in columns (payload.py COLUMNS), or null
+    ec: edgeColumns(p.ec), // the base payload's relationships in columns (EdgeColumns in protocol.py), or null
     labels: Array.isArray(p.labels) ? p.labels : [],
     types: Array.isArray(p.types) ? p.types : [],
     title: str(p.title),

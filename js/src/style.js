@@ -25,7 +25,6 @@ export const LIMITS = {
   placedEdges: 1500, // ... and this many edges
 };
 
-// does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
 function cutText(label) {
   if (label.length <= 4) return label;
@@ -44,6 +43,7 @@ function cutGroup(label) {
   return head.slice(0, Math.max(1, Math.floor(head.length * 0.7))) + "…" + count[0];
 }
 
+// does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
 function segRect(g, rc) {
   const [ax, ay, bx, by] = g;
   if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
