@@ -300,3 +300,44 @@ def test_leiden_fed_while_reading_finds_what_the_kernel_finds_within_labels_and_
     other = gestalt_nb.overview("community", labels=["Node"], types=["LINKS"], resolution=0.9)
     assert other.compact is fed.compact and started == [block.size, int((block < 3).sum())]
     assert nmi(block[block < 3], other.group_of(ids).to_numpy()) >= 0.9
+
+
+def test_feeding_leidens_process_never_waits_for_it_and_closing_ends_both(tmp_path):
+    """The kernel hands relationships to Leiden's process without waiting for it to read them (it may still be
+    starting), and a closed feeder leaves no process, thread or folder behind."""
+    import os
+    import signal
+    import threading
+
+    from gestalt_nb.grouped import detect
+
+    with detect.Feeder(1.0) as feeder:
+        os.kill(feeder.child.pid, signal.SIGSTOP)  # a child that reads nothing: a pipe holds 64 KiB, this is 32 MB
+        feeder.start(1_000_000)
+        numbers = np.arange(4_000_000, dtype=np.int32) % 1_000_000
+        feeding = threading.Thread(target=feeder.feed, args=(numbers, numbers[::-1]))
+        feeding.start()
+        feeding.join(10)
+        assert not feeding.is_alive()
+        assert feeder.child.poll() is None and feeder.writer.is_alive()  # still waiting to be read
+    assert feeder.child.returncode is not None and not feeder.writer.is_alive()
+    assert not os.path.exists(feeder.folder)
+
+
+def test_leiden_runs_while_the_labels_are_read(empty, monkeypatch):
+    """Leiden starts once the last relationship is read (in a thread of the kernel below ``APART_FROM``), before
+    the labels that do not decide which nodes are in are read; the groups are what a direct call finds."""
+    from gestalt_nb.grouped import compact, detect
+
+    block, src, dst = planted([500, 800, 1200, 900])
+    ingest(empty, [["A"] if b else ["B", "__Internal"] for b in block], src, dst, ["LINKS"] * src.size)
+    order = []
+    monkeypatch.setattr(detect.Beside, "end", lambda self, original=detect.Beside.end: (order.append("leiden"), original(self))[1])
+    monkeypatch.setattr(compact, "_members", lambda *args, original=compact._members: (order.append(args[-1]), original(*args))[1])
+    result = gestalt_nb.overview("community")
+    assert order[:3] == [["__Internal"], "leiden", ["A", "B"]]  # (the wait for the result calls end again: a no-op)
+    assert result.groups["size"].sum() == int((block > 0).sum()) and "500 bookkeeping nodes (__Internal)" in " ".join(result.notes)
+    copy, inside = result.compact, np.flatnonzero(block > 0)
+    direct, _ = detect.leiden(copy.src, copy.dst, len(copy.keys), 1.0)  # the same edges, numbered as the overview feeds them
+    assert nmi(direct[copy.kept], result.membership_array[copy.kept]) >= 0.99
+    assert nmi(block[inside], result.group_of([f"n{i}" for i in inside]).to_numpy()) >= 0.9

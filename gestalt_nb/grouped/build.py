@@ -47,9 +47,11 @@ def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_grou
     return kept[key]
 
 
-def _check(by: Any, max_groups: Any) -> None:
+def _check(by: Any, max_groups: Any, resolution: Any) -> None:
     if not isinstance(by, str) or not by:
         raise GestaltError(f"by is 'community', 'label' or a property name, not {by!r}.")
+    if isinstance(resolution, bool) or not isinstance(resolution, (int, float)) or not resolution > 0:
+        raise GestaltError(f"resolution must be a positive number (1.0 is plain modularity), not {resolution!r}.")
     if isinstance(max_groups, bool) or not isinstance(max_groups, int) or max_groups < 2:
         raise GestaltError(f"max_groups must be a whole number of at least 2, not {max_groups!r}.")
 
@@ -73,7 +75,7 @@ def overview(
     says so. Bounded like a cell's read (``timeout`` seconds, ``memory_limit``, the stop button):
     a stop raises a clear error and draws nothing.
     """
-    _check(by, max_groups)
+    _check(by, max_groups, resolution)
     db = connection.db
     store = compacts.store_of(db)
     budget = cell_budget(timeout, memory_limit)
@@ -85,7 +87,7 @@ def overview(
     progress = Progress(total >= SHOW_FROM)
 
     def work() -> OverviewResult:
-        with _feeder(by, kept is None, total, resolution) as feeder:  # a big graph's Leiden starts while it is read
+        with _feeder(by, kept is None, total, resolution) as feeder:  # Leiden starts while the graph is read
             copy = compacts.read(db, labels=labels, types=types, step=_reading(progress, total), sink=feeder)
             progress.show("finding groups" if by != "community" else "finding communities (Leiden)", READ_SHARE)
             grouping = _group(db, copy, by, resolution, max_groups, _watching(progress, budget), feeder)
@@ -133,14 +135,10 @@ READ_SHARE, GROUP_SHARE = 40, 50
 
 
 def _feeder(by: str, read: bool, total: int, resolution: float) -> Any:
-    """A child process for Leiden, fed while the graph is read (when it will be read, by community, and is big),
-    else a context that gives None."""
-    if by == "community" and read and total >= detect.APART_FROM:
-        try:
-            return detect.Feeder(resolution)
-        except OSError:  # no Python to start: Leiden runs in the kernel after the read
-            pass
-    return nullcontext()
+    """Where Leiden runs when the graph will be read now and grouped by community: a child process fed while the
+    graph is read (a big graph), else a thread of the kernel started once the relationships are read; both run
+    while the labels are read. Otherwise a context that gives None."""
+    return detect.runner(resolution, total) if by == "community" and read else nullcontext()
 
 
 def _reading(progress: Progress, total: int) -> Callable[[int], None]:
@@ -174,7 +172,7 @@ def _watching(progress: Progress, budget: Budget) -> Callable[[int, float], None
 
 def of_subgraph(subgraph: Any, by: str = "community", *, resolution: float = 1.0, max_groups: int = 300) -> OverviewResult:
     """The same grouping over a drawn ``Subgraph`` (``%%gcypher --overview``: every node of a query's result)."""
-    _check(by, max_groups)
+    _check(by, max_groups, resolution)
     started = time.perf_counter()
     copy = compacts.from_subgraph(subgraph)
     grouping = _group(None, copy, by, resolution, max_groups)

@@ -132,6 +132,8 @@ class Sink(Protocol):
 
     def feed(self, src: np.ndarray, dst: np.ndarray) -> None: ...
 
+    def end(self) -> None: ...
+
 
 def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = None,
          step: Callable[[int], None] | None = None, sink: Sink | None = None) -> Compact:
@@ -245,18 +247,16 @@ class _Edges:
 
 def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, types: list[str] | None,
           step: Callable[[int], None] | None, sink: Sink | None) -> Compact:
+    """Node keys; the labels that decide which nodes are in (bookkeeping, ``labels=``); every relationship, handed
+    to ``sink`` as read (``end`` once all are: its community detection starts); then the other labels' members,
+    read while that runs."""
     import pyarrow as pa  # deferred: start-up time (pyarrow is large)
 
     keys = list(txn.cursor(db=store.nodes_db).iternext(keys=True, values=False))
     table = pa.array(keys, pa.binary())
     found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
-    chunks = [[pa.array(values, pa.binary()) for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
-              for label in found]
-    looked = iter(_lookup(table, [chunk for label_chunks in chunks for chunk in label_chunks]))
-    members = []
-    for label_chunks in chunks:
-        numbers = np.concatenate([next(looked) for _ in label_chunks] or [np.zeros(0, np.int32)])
-        members.append(np.sort(numbers[numbers >= 0]))
+    deciding = [label for label in found if internal_label(label) or label in (labels or ())]
+    members = dict(zip(deciding, _members(txn, store, index_prefix, table, deciding)))
     kept, notes = _kept(len(keys), found, members, labels)
     edges = _Edges(table, kept, types, sink)
     for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
@@ -265,28 +265,45 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
             step(len(chunk))
         del chunk, values
     src, dst, etype = edges.arrays()
+    if sink is not None:
+        sink.end()
+    rest = [label for label in found if label not in members]
+    members.update(zip(rest, _members(txn, store, index_prefix, table, rest)))
     type_names = [name.decode("utf-8") for name in edges.type_ids]
-    return Compact(keys, found, members, src, dst, etype, type_names, kept, 0, notes, ordered=True)
+    return Compact(keys, found, [members[label] for label in found], src, dst, etype, type_names, kept, 0, notes, ordered=True)
 
 
-def _kept(count: int, found: list[str], members: list[np.ndarray], labels: list[str] | None) -> tuple[np.ndarray, list[str]]:
-    """Which nodes are in the overview: not bookkeeping, and with one of ``labels`` when given."""
+def _members(txn: Any, store: Any, index_prefix: Any, table: Any, labels: list[str]) -> list[np.ndarray]:
+    """Per label, the sorted node integers carrying it (its label index range, looked up in one Arrow hash)."""
+    import pyarrow as pa
+
+    chunks = [[pa.array(values, pa.binary()) for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
+              for label in labels]
+    looked = iter(_lookup(table, [chunk for label_chunks in chunks for chunk in label_chunks]))
+    members = []
+    for label_chunks in chunks:
+        numbers = np.concatenate([next(looked) for _ in label_chunks] or [np.zeros(0, np.int32)])
+        members.append(np.sort(numbers[numbers >= 0]))
+    return members
+
+
+def _kept(count: int, found: list[str], members: dict[str, np.ndarray], labels: list[str] | None) -> tuple[np.ndarray, list[str]]:
+    """Which nodes are in the overview: not bookkeeping, and with one of ``labels`` when given (``members``: at
+    least those labels' nodes)."""
     kept = np.ones(count, dtype=bool)
-    for label, numbers in zip(found, members):
-        if internal_label(label):
-            kept[numbers] = False
+    internal = sorted(label for label in found if internal_label(label))
+    for label in internal:
+        kept[members[label]] = False
     notes = []
     if not kept.all():
-        internal = sorted(label for label in found if internal_label(label))
         notes.append(f"{int((~kept).sum()):,} bookkeeping nodes ({', '.join(internal)}) are left out.")
     if labels:
         unknown = sorted(set(labels) - set(found))
         if unknown:
             raise GestaltError(f"No node has the label(s) {', '.join(unknown)}; the graph's labels are: {', '.join(name for name in found if not internal_label(name)) or 'none'}.")
         chosen = np.zeros(count, dtype=bool)
-        for label, numbers in zip(found, members):
-            if label in labels:
-                chosen[numbers] = True
+        for label in labels:
+            chosen[members[label]] = True
         kept &= chosen
     return kept, notes
 

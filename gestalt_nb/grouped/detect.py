@@ -7,7 +7,9 @@ while the kernel is still reading them (``Feeder``, the compact read's sink), so
 its import and its building of the graph overlap the read — and the kernel waits for it in short
 sleeps, where a time budget's stop and Ctrl-C land; either kills the child. The child's resident
 memory counts against the memory budget, with what the kernel itself gained. Smaller graphs take
-well under a second and are grouped in the kernel.
+well under a second and are grouped in a thread of the kernel (``Beside``; the Leiden call lets go of
+the GIL). Either starts once the last relationship is read and runs while the kernel reads the nodes'
+labels.
 
 Why networkit's ParallelLeiden: on the bench graph (1M nodes, 3M relationships,
 ``bench/bench_overview.py``), on a quiet machine, it gave modularity 0.890 in 4.7 s on two threads
@@ -22,10 +24,12 @@ modularity says how good the split is.
 from __future__ import annotations
 
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -48,8 +52,12 @@ def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float, threads:
     on ``threads`` threads (0: every core; 1: the same graph gives the same communities)."""
     import networkit  # deferred: start-up time
 
-    graph = networkit.GraphFromCoo((src.astype(np.uint64), dst.astype(np.uint64)), n=n, directed=False, weighted=False)
-    return _leiden_on(graph, resolution, threads)
+    with _ONE_AT_A_TIME:  # networkit's thread count and seed are global: a stopped overview's thread may still run
+        graph = networkit.GraphFromCoo((src.astype(np.uint64), dst.astype(np.uint64)), n=n, directed=False, weighted=False)
+        return _leiden_on(graph, resolution, threads)
+
+
+_ONE_AT_A_TIME = threading.Lock()
 
 
 def _leiden_on(graph: Any, resolution: float, threads: int) -> tuple[np.ndarray, float]:
@@ -81,17 +89,22 @@ def communities(src: np.ndarray, dst: np.ndarray, n: int, resolution: float,
                 watch: Callable[[int, float], None] | None = None) -> tuple[np.ndarray, float]:
     """Leiden's membership and modularity; a big graph's in a child process. ``watch(child_bytes, seconds)``
     is called between looks at the child: it raises to stop (the child is then killed)."""
-    if src.size < APART_FROM:
-        return leiden(src, dst, n, resolution)
-    try:
-        feeder = Feeder(resolution)
-    except OSError:  # no Python to start (an embedded interpreter): in the kernel, unstoppable but right
-        return leiden(src, dst, n, resolution)
-    with feeder:
-        feeder.start(n)
+    with runner(resolution, int(src.size)) as sink:
+        sink.start(n)
         for start in range(0, src.size, CHUNK):
-            feeder.feed(src[start:start + CHUNK], dst[start:start + CHUNK])
-        return feeder.result(watch)
+            sink.feed(src[start:start + CHUNK], dst[start:start + CHUNK])
+        return sink.result(watch)
+
+
+def runner(resolution: float, relationships: int) -> Feeder | Beside:
+    """Where Leiden runs for a graph of about ``relationships``: a child process from ``APART_FROM`` (when a
+    Python can be started), else a thread of the kernel."""
+    if relationships >= APART_FROM:
+        try:
+            return Feeder(resolution)
+        except OSError:  # no Python to start (an embedded interpreter): in the kernel's thread, unstoppable but right
+            pass
+    return Beside(resolution)
 
 
 #: Relationships sent to the child at a time when they are already in memory.
@@ -113,7 +126,10 @@ class Feeder:
         except OSError:
             self.close()
             raise
-        self.fed = False
+        self.fed = self.ended = False
+        self.outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.writer = threading.Thread(target=self._write, name="gestalt-leiden-feed", daemon=True)
+        self.writer.start()
 
     def __enter__(self) -> Feeder:
         return self
@@ -129,19 +145,33 @@ class Feeder:
         if src.size:
             self._send(np.int64(src.size).tobytes() + src.astype(np.int32, copy=False).tobytes() + dst.astype(np.int32, copy=False).tobytes())
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes | None) -> None:
+        self.outbox.put(data)
+
+    def _write(self) -> None:
+        """The writer thread: the pipe is written here, so the kernel reads on while the child is still starting
+        or building its graph (a pipe holds 64 KiB; a write waits for the child, with the GIL let go)."""
+        stdin = self.child.stdin
+        while (data := self.outbox.get()) is not None:
+            try:
+                stdin.write(data)
+            except (BrokenPipeError, OSError, ValueError):  # the child ended early: ``result`` says why
+                pass
         try:
-            self.child.stdin.write(data)
-        except (BrokenPipeError, OSError, ValueError):  # the child ended early: ``result`` says why
+            stdin.close()
+        except (BrokenPipeError, OSError):
             pass
+
+    def end(self) -> None:
+        """Every relationship is sent: the child builds the last of its graph and runs Leiden (while the kernel reads on)."""
+        if not self.ended:
+            self.ended = True
+            self._send(np.int64(0).tobytes())
+            self._send(None)
 
     def result(self, watch: Callable[[int, float], None] | None = None) -> tuple[np.ndarray, float]:
         """Leiden's membership and modularity, once the child has them (``watch`` called between looks)."""
-        self._send(np.int64(0).tobytes())
-        try:
-            self.child.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
+        self.end()
         _wait(self.child, watch)
         if self.child.returncode != 0:
             from ..errors import GestaltError  # deferred: this file also runs as the child script, outside the package
@@ -164,13 +194,67 @@ class Feeder:
         if child is not None and child.poll() is None:
             child.kill()
             child.wait()
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()
-            except (BrokenPipeError, OSError):
-                pass
+        writer = getattr(self, "writer", None)
+        if writer is not None:
+            self.outbox.put(None)  # a killed child breaks the pipe: the writer ends at its next write
+            writer.join()
+        elif child is not None and child.stdin is not None:
+            child.stdin.close()
         self.errors.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class Beside:
+    """Leiden in a thread of the kernel (a graph under ``APART_FROM`` relationships), the same ``Sink`` as ``Feeder``:
+    it starts once every relationship is read (``end``), and runs while the kernel reads the nodes' labels
+    (networkit's Leiden lets go of the GIL). One thread and the fixed seed, as in the kernel. The kernel waits
+    for it in short joins, where a budget's stop and Ctrl-C land; a stopped overview's thread is not killed
+    (it cannot be) but ends within its sub-second run, and its result is dropped."""
+
+    def __init__(self, resolution: float) -> None:
+        self.resolution, self.fed, self.nodes = resolution, False, 0
+        self.src: list[np.ndarray] = []
+        self.dst: list[np.ndarray] = []
+        self.found: list[Any] = []
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> Beside:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.src, self.dst = [], []
+
+    def start(self, nodes: int) -> None:
+        self.fed, self.nodes = True, nodes
+
+    def feed(self, src: np.ndarray, dst: np.ndarray) -> None:
+        self.src.append(src)
+        self.dst.append(dst)
+
+    def end(self) -> None:
+        if self.thread is None:
+            src, dst = (np.concatenate(part or [np.zeros(0, np.int32)]) for part in (self.src, self.dst))
+            self.src, self.dst = [], []
+            self.thread = threading.Thread(target=self._run, args=(src, dst), name="gestalt-leiden", daemon=True)
+            self.thread.start()
+
+    def _run(self, src: np.ndarray, dst: np.ndarray) -> None:
+        try:
+            self.found.append(leiden(src, dst, self.nodes, self.resolution))
+        except BaseException as exc:  # handed to the kernel's thread by ``result``
+            self.found.append(exc)
+
+    def result(self, watch: Callable[[int, float], None] | None = None) -> tuple[np.ndarray, float]:
+        self.end()
+        started = time.monotonic()
+        while self.thread.is_alive():
+            self.thread.join(LOOK)  # a budget's stop or an interrupt lands here
+            if watch is not None:
+                watch(0, time.monotonic() - started)
+        found = self.found[0]
+        if isinstance(found, BaseException):
+            raise found
+        return found
 
 
 def _wait(child: Any, watch: Callable[[int, float], None] | None) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import GestaltError
 from .compact import Compact
-from .detect import Feeder, communities
+from .detect import Beside, Feeder, communities
 
 #: Distinct numeric values up to which a property groups by value; above it, by bins.
 MAX_VALUES = 12
@@ -56,12 +56,10 @@ def _numbered(raw: np.ndarray, names: list[str], kept: np.ndarray, max_groups: i
 
 
 def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int = 300,
-                 watch: Callable[[int, float], None] | None = None, feeder: Feeder | None = None) -> Grouping:
+                 watch: Callable[[int, float], None] | None = None, feeder: Feeder | Beside | None = None) -> Grouping:
     """Leiden communities (modularity) of the undirected graph of the kept nodes (``detect``: a big
-    graph's in a child process, ``watch`` called while it runs; ``feeder``: the child that was given
+    graph's in a child process, ``watch`` called while it runs; ``feeder``: the child or thread that was given
     the relationships while they were read, numbered over every node of the copy)."""
-    if not resolution > 0:
-        raise GestaltError(f"resolution must be a positive number (1.0 is plain modularity), not {resolution!r}.")
     kept = compact.kept
     numbers = np.flatnonzero(kept)
     local = np.full(kept.size, -1, dtype=np.int32)
