@@ -341,3 +341,17 @@ def test_leiden_runs_while_the_labels_are_read(empty, monkeypatch):
     direct, _ = detect.leiden(copy.src, copy.dst, len(copy.keys), 1.0)  # the same edges, numbered as the overview feeds them
     assert nmi(direct[copy.kept], result.membership_array[copy.kept]) >= 0.99
     assert nmi(block[inside], result.group_of([f"n{i}" for i in inside]).to_numpy()) >= 0.9
+
+
+def test_counting_in_one_pass_finds_what_sorting_finds():
+    """Group numbers and group-pair keys are counted with a bincount when they are few, sorted when many: the same answer."""
+    from gestalt_nb.grouped.grouping import dense
+    from gestalt_nb.grouped.result import COUNTED_UP_TO, _counted
+
+    rng = np.random.default_rng(4)
+    for top in (7, 5_000, COUNTED_UP_TO + 10):
+        keys = rng.integers(0, top, 200_000)
+        for found, expected in zip(_counted(keys, top), np.unique(keys, return_counts=True)):
+            assert np.array_equal(found, expected)
+        for found, expected in zip(dense(keys), np.unique(keys, return_inverse=True, return_counts=True)):
+            assert np.array_equal(found, expected)

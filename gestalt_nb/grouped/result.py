@@ -39,6 +39,20 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
     return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
 
 
+def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (all in ``0 .. bound-1``), sorted, and how often each occurs: counted in one pass when
+    ``bound`` is small (300 groups and a few types), sorted otherwise."""
+    if bound <= COUNTED_UP_TO:
+        counts = np.bincount(keys, minlength=bound)
+        present = np.flatnonzero(counts)
+        return present, counts[present]
+    return np.unique(keys, return_counts=True)
+
+
+#: Keys counted in one pass up to this many distinct values (a bincount of 8 MiB), sorted above it.
+COUNTED_UP_TO = 1 << 20
+
+
 @dataclass(eq=False)
 class OverviewResult(Displayable):
     """The whole graph (or the part with the given labels and types) in groups; displays as a drawing of them."""
@@ -81,11 +95,15 @@ class OverviewResult(Displayable):
             table[:, column] = np.bincount(groups[groups >= 0], minlength=count)[:count]
         return table
 
+    def _ends(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each relationship's source group and target group (not kept: 48 MB at 3M relationships)."""
+        return self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
+
     @cached_property
     def _type_counts(self) -> np.ndarray:
         """Relationships touching each group, by type (a relationship inside a group counts once)."""
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
-        source, target = self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
+        source, target = self._ends()
         keys = np.concatenate([source * kinds + self.compact.etype, (target * kinds + self.compact.etype)[source != target]])
         return np.bincount(keys, minlength=count * kinds)[: count * kinds].reshape(count, kinds)
 
@@ -134,8 +152,8 @@ class OverviewResult(Displayable):
         import pandas as pd
 
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
-        source, target = self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
-        keys, counts = np.unique((source * count + target) * kinds + self.compact.etype, return_counts=True)
+        source, target = self._ends()
+        keys, counts = _counted((source * count + target) * kinds + self.compact.etype, count * count * kinds)
         pairs, kind = np.divmod(keys, kinds)
         frame = pd.DataFrame({"source_group": pairs // count, "target_group": pairs % count,
                               "type": [self.compact.type_names[int(k)] for k in kind], "count": counts})
@@ -229,7 +247,7 @@ class OverviewResult(Displayable):
         for group in range(self.group_count):
             drawn.add_node(self._super_node(group, names))
             drawn.groups[self.node_id(group)] = {"group": group, "size": int(self.sizes[group])}
-        edges = self._super_edges(self.membership_array[self.compact.src], self.membership_array[self.compact.dst])
+        edges = self._super_edges(*self._ends())
         strongest: dict[str, int] = {}
         for edge in edges:  # strongest first: each group keeps its strongest few
             ends = (edge.source, edge.target)
@@ -246,7 +264,7 @@ class OverviewResult(Displayable):
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         apart = source != target
         low, high = np.minimum(source, target)[apart], np.maximum(source, target)[apart]
-        keys, counts = np.unique((low * count + high) * kinds + self.compact.etype[apart], return_counts=True)
+        keys, counts = _counted((low * count + high) * kinds + self.compact.etype[apart], count * count * kinds)
         pairs, kind = np.divmod(keys, kinds)
         by_pair: dict[int, dict[int, int]] = {}
         for pair, k, c in zip(pairs.tolist(), kind.tolist(), counts.tolist()):
