@@ -355,3 +355,22 @@ def test_counting_in_one_pass_finds_what_sorting_finds():
             assert np.array_equal(found, expected)
         for found, expected in zip(dense(keys), np.unique(keys, return_inverse=True, return_counts=True)):
             assert np.array_equal(found, expected)
+
+
+def test_leidens_graph_from_sorted_rows_is_every_relationship_undirected():
+    """networkit's graph made from compressed sparse rows has each relationship once as an undirected edge, a
+    repeated pair twice and a self-loop once, whether or not the sources come sorted: what adding them one by one gives."""
+    import networkit
+
+    from gestalt_nb.grouped.detect import graph_of
+
+    rng = np.random.default_rng(9)
+    src, dst = rng.integers(0, 300, 2000), rng.integers(0, 300, 2000)
+    src, dst = np.concatenate([src, [5, 5, 7]]), np.concatenate([dst, [6, 6, 7]])  # a repeated pair and a self-loop
+    added = networkit.Graph(310, directed=False)
+    added.addEdges((src.astype(np.uint64), dst.astype(np.uint64)), checkMultiEdge=False)
+    for order in (np.argsort(src, kind="stable"), np.arange(src.size)):  # sorted as a read gives them, and not
+        made = graph_of(src[order].astype(np.int32), dst[order].astype(np.int32), 310)
+        assert made.numberOfNodes() == 310 and made.numberOfEdges() == added.numberOfEdges() == src.size
+        for node in (0, 5, 6, 7, 150, 305):
+            assert sorted(made.iterNeighbors(node)) == sorted(added.iterNeighbors(node))
