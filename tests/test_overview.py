@@ -218,9 +218,11 @@ def children() -> set[str]:
 @pytest.fixture
 def sizable(empty, monkeypatch):
     """30,000 nodes, ~130,000 relationships (past the progress bar's threshold), Leiden in its own process as a big graph's."""
-    from gestalt_nb.grouped import detect
+    from gestalt_nb.grouped import compact, detect
 
     monkeypatch.setattr(detect, "APART_FROM", 0)
+    monkeypatch.setattr(compact, "_APART_FROM", 0)  # chunks converted in a thread while the next are read, as at 1M
+    monkeypatch.setattr(compact, "_CHUNK", 16_384)
     block, src, dst = planted([3000] * 10)
     ingest(empty, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
     return empty
@@ -374,3 +376,21 @@ def test_leidens_graph_from_sorted_rows_is_every_relationship_undirected():
         assert made.numberOfNodes() == 310 and made.numberOfEdges() == added.numberOfEdges() == src.size
         for node in (0, 5, 6, 7, 150, 305):
             assert sorted(made.iterNeighbors(node)) == sorted(added.iterNeighbors(node))
+
+
+def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeypatch):
+    """A big graph's chunks are converted in a thread while the next are read: the copy is the one read in line."""
+    from gestalt_nb.grouped import compact
+
+    block, src, dst = planted([700, 1100, 1500])
+    ingest(empty, [["A"]] * block.size, src, dst, ["LINKS" if k % 3 else "OTHER" for k in range(src.size)])
+    monkeypatch.setattr(compact, "_CHUNK", 1000)
+    monkeypatch.setattr(compact, "_BATCH", 3000)
+    inline = compact.read(empty.db)
+    compact._CACHE.clear()
+    monkeypatch.setattr(compact, "_APART_FROM", 0)
+    threaded = compact.read(empty.db)
+    assert threaded is not inline and threaded.edge_count == inline.edge_count == src.size
+    for name in ("src", "dst", "etype"):
+        assert np.array_equal(getattr(threaded, name), getattr(inline, name))
+    assert threaded.type_names == inline.type_names

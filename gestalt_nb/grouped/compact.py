@@ -17,7 +17,9 @@ disk (6 s at 100k nodes / 300k relationships here, against 0.4 s for this read),
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import islice
@@ -35,6 +37,8 @@ _SEP = b"\x1f"
 _OUT = b"out" + _SEP  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
 _CHUNK = 262_144  # records read and converted at a time (bounds the Python objects alive)
 _BATCH = 1 << 20  # relationships whose ids are looked up at a time (one hash of the node keys each)
+_AHEAD = 2  # chunks read ahead of the one being converted (bounds the memory they hold)
+_APART_FROM = 4 * _CHUNK  # relationships from which chunks are converted in a thread while the next are read
 
 
 def internal_label(label: str) -> bool:
@@ -259,11 +263,25 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     members = dict(zip(deciding, _members(txn, store, index_prefix, table, deciding)))
     kept, notes = _kept(len(keys), found, members, labels)
     edges = _Edges(table, kept, types, sink)
-    for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
-        edges.take(chunk, values)
-        if step is not None:
-            step(len(chunk))
-        del chunk, values
+    big = txn.stat(store.typed_adj_db)["entries"] // 2 >= _APART_FROM
+    worker = ThreadPoolExecutor(1, thread_name_prefix="gestalt-overview-read") if big else None
+    try:  # the walk holds the GIL; Arrow's work on the chunk before lets go of it: on two cores, the two overlap
+        waiting: deque[Any] = deque()
+        for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
+            if worker is None:
+                edges.take(chunk, values)
+            else:
+                waiting.append(worker.submit(edges.take, chunk, values))
+                if len(waiting) > _AHEAD:
+                    waiting.popleft().result()
+            if step is not None:
+                step(len(chunk))
+            del chunk, values
+        while waiting:
+            waiting.popleft().result()
+    finally:
+        if worker is not None:
+            worker.shutdown(wait=True, cancel_futures=True)  # a stop: what is queued is dropped, the chunk in hand ends
     src, dst, etype = edges.arrays()
     if sink is not None:
         sink.end()
