@@ -394,3 +394,24 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
     for name in ("src", "dst", "etype"):
         assert np.array_equal(getattr(threaded, name), getattr(inline, name))
     assert threaded.type_names == inline.type_names
+
+
+def test_leidens_process_killed_says_so_and_a_finished_one_answers_before_it_ends():
+    import os
+    import signal
+
+    from gestalt_nb.grouped import detect
+
+    block, src, dst = planted([200, 300])
+    with detect.Feeder(1.0) as feeder:
+        feeder.start(block.size)
+        feeder.feed(src, dst)
+        os.kill(feeder.child.pid, signal.SIGKILL)  # as the system does when memory runs out
+        with pytest.raises(gestalt_nb.GestaltError, match=r"its process was killed \(signal 9\), likely out of memory"):
+            feeder.result()
+    with detect.Feeder(1.0) as feeder:
+        feeder.start(block.size)
+        feeder.feed(src, dst)
+        membership, modularity = feeder.result()
+        assert membership.size == block.size and nmi(block, membership) >= 0.9 and modularity > 0.3
+    assert feeder.child.returncode is not None and not os.path.exists(feeder.folder)

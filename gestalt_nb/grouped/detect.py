@@ -137,7 +137,7 @@ class Feeder:
         self.errors = open(os.path.join(self.folder, "errors.txt"), "wb")  # a file: a chatty child never blocks on a full pipe
         try:
             self.child = subprocess.Popen([sys.executable, __file__, self.folder, repr(float(resolution))],
-                                          stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self.errors,
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
                                           env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # a shared core: no spinning
         except OSError:
             self.close()
@@ -188,8 +188,7 @@ class Feeder:
     def result(self, watch: Callable[[int, float], None] | None = None) -> tuple[np.ndarray, float]:
         """Leiden's membership and modularity, once the child has them (``watch`` called between looks)."""
         self.end()
-        _wait(self.child, watch)
-        if self.child.returncode != 0:
+        if not _wait(self.child, watch):
             from ..errors import GestaltError  # deferred: this file also runs as the child script, outside the package
 
             self.errors.flush()
@@ -216,6 +215,8 @@ class Feeder:
             writer.join()
         elif child is not None and child.stdin is not None:
             child.stdin.close()
+        if child is not None and child.stdout is not None:
+            child.stdout.close()
         self.errors.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
@@ -273,10 +274,18 @@ class Beside:
         return found
 
 
-def _wait(child: Any, watch: Callable[[int, float], None] | None) -> None:
+def _wait(child: Any, watch: Callable[[int, float], None] | None) -> bool:
+    """Whether the child found the communities: it says so on its stdout as soon as they are saved (its own ending,
+    which frees its graph, is not waited for); False once it ended without (``returncode`` says how)."""
+    import select
+
     started = time.monotonic()
-    while child.poll() is None:
-        time.sleep(LOOK)  # a budget's stop or an interrupt lands here
+    while True:
+        if select.select([child.stdout], [], [], LOOK)[0]:  # between looks a budget's stop or an interrupt lands
+            if os.read(child.stdout.fileno(), 1):
+                return True
+            child.wait()
+            return False
         if watch is not None:
             watch(child_resident(child.pid), time.monotonic() - started)
 
@@ -321,6 +330,8 @@ def _main(folder: str, resolution: str) -> None:
         peak = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)
     with open(os.path.join(folder, "modularity.txt"), "w") as handle:
         handle.write(f"{modularity!r} {peak}")
+    sys.stdout.buffer.write(b"\n")  # found: the kernel reads the files now, while this process ends
+    sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":
