@@ -402,7 +402,7 @@ def test_leidens_process_killed_says_so_and_a_finished_one_answers_before_it_end
 
     from gestalt_nb.grouped import detect
 
-    block, src, dst = planted([200, 300])
+    block, src, dst = planted([500, 800, 1200, 900])
     with detect.Feeder(1.0) as feeder:
         feeder.start(block.size)
         feeder.feed(src, dst)
