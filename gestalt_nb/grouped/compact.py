@@ -205,17 +205,16 @@ class _Edges:
         if sink is not None:
             sink.start(int(kept.size))
 
-    def take(self, keys: list[bytes], targets: list[bytes]) -> None:
-        """A chunk of ``out`` records (source SEP type SEP edge -> target): the sources come sorted, so each
-        run of one source is looked up once and repeated."""
-        import pyarrow as pa
+    def take(self, keys: Any, targets: Any) -> None:
+        """A chunk of ``out`` records (source SEP type SEP edge -> target), as Arrow binary arrays: the sources come
+        sorted, so each run of one source is looked up once and repeated."""
         import pyarrow.compute as pc
 
-        parts = pc.split_pattern(pa.array(keys, pa.binary()), pattern=_SEP, max_splits=3)
+        parts = pc.split_pattern(keys, pattern=_SEP, max_splits=3)
         runs = pc.run_end_encode(pc.list_element(parts, 1))
         encoded = pc.dictionary_encode(pc.list_element(parts, 2))
         kind = np.asarray([self._type(name) for name in encoded.dictionary.to_pylist()], dtype=np.int32)
-        self.pending.append((runs.values, np.diff(runs.run_ends.to_numpy(), prepend=0), pa.array(targets, pa.binary()),
+        self.pending.append((runs.values, np.diff(runs.run_ends.to_numpy(), prepend=0), targets,
                              kind[encoded.indices.to_numpy(zero_copy_only=False)]))
         if sum(len(targets) for _, _, targets, _ in self.pending) >= _BATCH:
             self.flush()
@@ -268,15 +267,16 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     try:  # the walk holds the GIL; Arrow's work on the chunk before lets go of it: on two cores, the two overlap
         waiting: deque[Any] = deque()
         for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
+            records, targets = pa.array(chunk, pa.binary()), pa.array(values, pa.binary())  # compact: the lists go now
             if worker is None:
-                edges.take(chunk, values)
+                edges.take(records, targets)
             else:
-                waiting.append(worker.submit(edges.take, chunk, values))
+                waiting.append(worker.submit(edges.take, records, targets))
                 if len(waiting) > _AHEAD:
                     waiting.popleft().result()
             if step is not None:
                 step(len(chunk))
-            del chunk, values
+            del chunk, values, records, targets
         while waiting:
             waiting.popleft().result()
     finally:
