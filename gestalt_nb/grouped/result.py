@@ -21,7 +21,7 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
-from .grouping import Grouping
+from .grouping import Grouping, dense
 
 if TYPE_CHECKING:
     from ..session import Connection
@@ -37,20 +37,6 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
     parts = [f"{names[i]} {100 * counts[i] / max(total, 1):.0f}%" for i in order]
     rest = int((counts > 0).sum()) - len(order)
     return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
-
-
-def _counted(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``keys`` (all in ``0 .. bound-1``), sorted, and how often each occurs: counted in one pass when
-    ``bound`` is small (300 groups and a few types), sorted otherwise."""
-    if bound <= COUNTED_UP_TO:
-        counts = np.bincount(keys, minlength=bound)
-        present = np.flatnonzero(counts)
-        return present, counts[present]
-    return np.unique(keys, return_counts=True)
-
-
-#: Keys counted in one pass up to this many distinct values (a bincount of 8 MiB), sorted above it.
-COUNTED_UP_TO = 1 << 20
 
 
 @dataclass(eq=False)
@@ -153,7 +139,7 @@ class OverviewResult(Displayable):
 
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         source, target = self._ends()
-        keys, counts = _counted((source * count + target) * kinds + self.compact.etype, count * count * kinds)
+        keys, _, counts = dense((source * count + target) * kinds + self.compact.etype)
         pairs, kind = np.divmod(keys, kinds)
         frame = pd.DataFrame({"source_group": pairs // count, "target_group": pairs % count,
                               "type": [self.compact.type_names[int(k)] for k in kind], "count": counts})
@@ -264,7 +250,7 @@ class OverviewResult(Displayable):
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         apart = source != target
         low, high = np.minimum(source, target)[apart], np.maximum(source, target)[apart]
-        keys, counts = _counted((low * count + high) * kinds + self.compact.etype[apart], count * count * kinds)
+        keys, _, counts = dense((low * count + high) * kinds + self.compact.etype[apart])
         pairs, kind = np.divmod(keys, kinds)
         by_pair: dict[int, dict[int, int]] = {}
         for pair, k, c in zip(pairs.tolist(), kind.tolist(), counts.tolist()):
