@@ -129,8 +129,9 @@ CHUNK = 1 << 18
 
 class Feeder:
     """Leiden in a child process, given the relationships as they are read (a compact read's ``Sink``):
-    ``start(n)``, ``feed(src, dst)`` for each chunk, then ``result(watch)``. Used as a context manager,
-    the child is killed and its folder removed on the way out, whatever happened."""
+    ``start(n)``, ``feed(src, dst)`` for each chunk (queued: a thread writes the pipe), ``end()`` once the last is
+    fed (Leiden starts), then ``result(watch)``. Used as a context manager, the child is killed, the writer
+    ended and the folder removed on the way out, whatever happened."""
 
     def __init__(self, resolution: float) -> None:
         self.folder = tempfile.mkdtemp(prefix="gestalt-overview-")
