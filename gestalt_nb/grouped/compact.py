@@ -126,7 +126,11 @@ def relationships_about(db: Any) -> int:
     """About how many relationships ``db`` holds (the typed adjacency's records, two per relationship), without reading them."""
     store = store_of(db)
     with store.env.begin(write=False) as txn:
-        return int(txn.stat(store.typed_adj_db)["entries"]) // 2
+        return _relationships(txn, store)
+
+
+def _relationships(txn: Any, store: Any) -> int:
+    return int(txn.stat(store.typed_adj_db)["entries"]) // 2
 
 
 class Sink(Protocol):
@@ -262,7 +266,7 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     members = dict(zip(deciding, _members(txn, store, index_prefix, table, deciding)))
     kept, notes = _kept(len(keys), found, members, labels)
     edges = _Edges(table, kept, types, sink)
-    big = txn.stat(store.typed_adj_db)["entries"] // 2 >= _APART_FROM
+    big = _relationships(txn, store) >= _APART_FROM
     worker = ThreadPoolExecutor(1, thread_name_prefix="gestalt-overview-read") if big else None
     try:  # the walk holds the GIL; Arrow's work on the chunk before lets go of it: on two cores, the two overlap
         waiting: deque[Any] = deque()

@@ -211,11 +211,9 @@ class Feeder:
             child.kill()
             child.wait()
         writer = getattr(self, "writer", None)
-        if writer is not None:
+        if writer is not None:  # (it closes the child's stdin)
             self.outbox.put(None)  # a killed child breaks the pipe: the writer ends at its next write
             writer.join()
-        elif child is not None and child.stdin is not None:
-            child.stdin.close()
         if child is not None and child.stdout is not None:
             child.stdout.close()
         self.errors.close()
@@ -251,7 +249,7 @@ class Beside:
 
     def end(self) -> None:
         if self.thread is None:
-            src, dst = (np.concatenate(part or [np.zeros(0, np.int32)]) for part in (self.src, self.dst))
+            src, dst = _joined(self.src), _joined(self.dst)
             self.src, self.dst = [], []
             self.thread = threading.Thread(target=self._run, args=(src, dst), name="gestalt-leiden", daemon=True)
             self.thread.start()
@@ -302,6 +300,11 @@ def _die_with_parent() -> None:
         pass
 
 
+def _joined(chunks: list[np.ndarray]) -> np.ndarray:
+    """The chunks of node numbers as one array (empty when none came)."""
+    return np.concatenate(chunks or [np.zeros(0, np.int32)])
+
+
 def _exactly(stream: Any, count: int) -> bytes:
     data = stream.read(count)
     if len(data) != count:
@@ -322,7 +325,7 @@ def _main(folder: str, resolution: str) -> None:
         pairs = np.frombuffer(_exactly(stream, 8 * count), np.int32).reshape(2, count)
         sources.append(pairs[0])
         targets.append(pairs[1])
-    graph = graph_of(np.concatenate(sources or [np.zeros(0, np.int32)]), np.concatenate(targets or [np.zeros(0, np.int32)]), nodes)
+    graph = graph_of(_joined(sources), _joined(targets), nodes)
     del sources, targets
     membership, modularity = _leiden_on(graph, float(resolution), threads=0)
     del graph

@@ -78,12 +78,12 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
     the relationships while they were read, numbered over every node of the copy)."""
     kept = compact.kept
     numbers = np.flatnonzero(kept)
-    local = np.full(kept.size, -1, dtype=np.int32)
-    local[numbers] = np.arange(numbers.size, dtype=np.int32)
     if feeder is not None and feeder.fed:
         everyone, modularity = feeder.result(watch)
         membership = dense(everyone[numbers])[1].astype(np.int32)  # numbered 0.. over the kept nodes
     else:
+        local = np.full(kept.size, -1, dtype=np.int32)
+        local[numbers] = np.arange(numbers.size, dtype=np.int32)
         membership, modularity = communities(local[compact.src], local[compact.dst], int(numbers.size), resolution, watch)
     raw = np.full(kept.size, -1, dtype=np.int64)
     raw[numbers] = membership
