@@ -304,7 +304,7 @@ def test_leiden_fed_while_reading_finds_what_the_kernel_finds_within_labels_and_
     assert nmi(block[block < 3], other.group_of(ids).to_numpy()) >= 0.9
 
 
-def test_feeding_leidens_process_never_waits_for_it_and_closing_ends_both(tmp_path):
+def test_feeding_leidens_process_never_waits_for_it_and_closing_ends_both():
     """The kernel hands relationships to Leiden's process without waiting for it to read them (it may still be
     starting), and a closed feeder leaves no process, thread or folder behind."""
     import os
@@ -394,7 +394,7 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
     assert threaded.type_names == inline.type_names
 
 
-def test_leidens_process_killed_says_so_and_a_finished_one_answers_before_it_ends():
+def test_leidens_process_killed_says_so_and_a_finished_one_answers():
     import os
     import signal
 
