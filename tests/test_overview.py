@@ -50,8 +50,8 @@ def planted(blocks: list[int], *, inside: float = 4.0, across: float = 0.4, seed
     return block, src[keep], dst[keep]
 
 
-def ingest(connection, labels: list[list[str]], src: np.ndarray, dst: np.ndarray, types: list[str], properties=None) -> None:
-    ids = [f"n{i}" for i in range(len(labels))]
+def ingest(connection, labels: list[list[str]], src: np.ndarray, dst: np.ndarray, types: list[str], properties=None, ids=None) -> None:
+    ids = ids or [f"n{i}" for i in range(len(labels))]
     connection.db.ingest_arrow(
         pa.array(ids), pa.array([f"e{i}" for i in range(src.size)]), pa.array([ids[i] for i in src]),
         pa.array([ids[i] for i in dst]), pa.array(types), labels=pa.array(labels), node_properties=properties,
@@ -383,7 +383,6 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
     block, src, dst = planted([700, 1100, 1500])
     ingest(empty, [["A"]] * block.size, src, dst, ["LINKS" if k % 3 else "OTHER" for k in range(src.size)])
     monkeypatch.setattr(compact, "_CHUNK", 1000)
-    monkeypatch.setattr(compact, "_BATCH", 3000)
     inline = compact.read(empty.db)
     compact._CACHE.clear()
     monkeypatch.setattr(compact, "_APART_FROM", 0)
@@ -392,6 +391,53 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
     for name in ("src", "dst", "etype"):
         assert np.array_equal(getattr(threaded, name), getattr(inline, name))
     assert threaded.type_names == inline.type_names
+
+
+SHAPES = ["n1", "n10", "n100", "12345678", "123456789", "1234567812345678", "", "x" * 100, "ünïcødé-ключ-🙂",
+          "3f2c9a1e-7b4d-4c1a-9e2f-0a1b2c3d4e5f", "n1 ", " n1", "N1"]  # 8 and 16 bytes, empty, long, multibyte, prefixes
+
+
+def test_node_ids_of_every_shape_become_the_right_numbers(empty):
+    """Ids become node integers through fingerprints: each relationship of the copy joins exactly the nodes written."""
+    from gestalt_nb.grouped import compact
+
+    ids = [shape for shape in SHAPES if shape]  # a node id is not empty
+    src = np.array([k for k in range(len(ids)) for _ in range(2)])
+    dst = np.array([(k * 5 + step) % len(ids) for k in range(len(ids)) for step in (1, 3)])
+    ingest(empty, [["A"]] * len(ids), src, dst, ["T"] * src.size, ids=ids)
+    copy = compact.read(empty.db)
+    assert sorted(key.decode("utf-8") for key in copy.keys) == sorted(ids)
+    read = sorted(zip(copy.ids(copy.src), copy.ids(copy.dst)))
+    assert read == sorted((ids[a], ids[b]) for a, b in zip(src, dst))
+
+
+def test_the_id_table_answers_as_arrows_lookup_for_every_shape_and_when_fingerprints_collide(monkeypatch):
+    import pyarrow.compute as pc
+
+    from gestalt_nb.grouped import ids
+
+    keys = pa.array(sorted(shape.encode("utf-8") for shape in SHAPES), pa.binary())
+    asked = pa.array([shape.encode("utf-8") for shape in SHAPES] + [b"n2", b"n1\x00", b"x" * 99, b"1234567"] * 3, pa.binary())
+
+    def truth(values):
+        return pc.index_in(values, value_set=keys).fill_null(-1).to_numpy()
+
+    table = ids.Table(keys)
+    assert table.unique
+    for values in (asked, asked.slice(5, 20), asked.cast(pa.large_binary()), pa.array([], pa.binary())):
+        assert np.array_equal(table.numbers(values), truth(values))
+    # the last possible fingerprint (the table's end marker) still finds its key, and never an absent id
+    last = {b"n10": ids._ALL, b"absent": ids._ALL}
+    real = ids.fingerprints
+    monkeypatch.setattr(ids, "fingerprints", lambda values: np.array(
+        [last.get(value, print_) for value, print_ in zip(values.to_pylist(), real(values))], dtype=np.uint64))
+    marked = ids.Table(keys)
+    probe = pa.array([b"n10", b"absent", b"n1"], pa.binary())
+    assert marked.unique and np.array_equal(marked.numbers(probe), truth(probe))
+    # two keys with one fingerprint: every lookup goes to Arrow's
+    monkeypatch.setattr(ids, "fingerprints", lambda values: np.zeros(len(values), np.uint64))
+    clashing = ids.Table(keys)
+    assert not clashing.unique and np.array_equal(clashing.numbers(asked), truth(asked))
 
 
 def test_leidens_process_killed_says_so_and_a_finished_one_answers():

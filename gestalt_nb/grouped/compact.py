@@ -3,8 +3,8 @@
 One pass over GestaltDB's own tables: the node table's keys (every node, isolated ones too), the
 label index (one range per label) and the typed adjacency's ``out`` records (every relationship
 once: source, type, target). Records are read a chunk at a time by two C-level cursor loops (keys,
-values); Arrow splits the keys and encodes the types, and ids become integers through one dict
-``map``ped in C — no Python statement runs per relationship. Node ids become integers in key order;
+values); Arrow splits the keys and encodes the types, and ids become integers through one table of
+the node keys' fingerprints made once (``ids.Table``) — no Python statement runs per relationship. Node ids become integers in key order;
 relationships become three int32 arrays. Nothing per node is kept as a Python object except the id
 table (``keys`` and its inverse ``index``), which drilling and ``group_of`` need. The copy is cached
 under the LMDB transaction id it was read at, so a second overview of an unchanged database reads
@@ -30,15 +30,15 @@ import numpy as np
 from ..errors import GestaltError
 from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
 from ..graph.catalog import lmdb_store, skip_scan
+from .ids import Table
 
 __all__ = ["Compact", "Sink", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
 
 _SEP = b"\x1f"
 _OUT = b"out" + _SEP  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
-_CHUNK = 262_144  # records read and converted at a time (bounds the Python objects alive)
-_BATCH = 1 << 20  # relationships whose ids are looked up at a time (one hash of the node keys each)
+_CHUNK = 65_536  # records read and converted at a time (bounds the Python objects alive)
 _AHEAD = 2  # chunks read ahead of the one being converted (bounds the memory they hold)
-_APART_FROM = 4 * _CHUNK  # relationships from which chunks are converted in a thread while the next are read
+_APART_FROM = 2 * _CHUNK  # relationships from which chunks are converted in a thread while the next are read
 
 
 def internal_label(label: str) -> bool:
@@ -183,28 +183,14 @@ def _prefixed(txn: Any, table: Any, prefix: bytes) -> Any:
             return
 
 
-def _lookup(table: Any, arrays: list[Any]) -> list[np.ndarray]:
-    """Node integers of the stored ids in each of ``arrays`` (Arrow binary), -1 for an id with no node record:
-    one Arrow hash of ``table`` (every node's key) per call, so ids are looked up many chunks at a time
-    (measured at 1M nodes: building the hash costs what looking up ~1.5M ids does)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not arrays:
-        return []
-    found = pc.index_in(pa.chunked_array(arrays, pa.binary()), value_set=table).fill_null(-1).to_numpy().astype(np.int32, copy=False)
-    return np.split(found, np.cumsum([len(array) for array in arrays])[:-1])
-
-
 class _Edges:
-    """The relationships read so far, kept to the overview's nodes and types: chunks are taken as read
-    and their ids looked up a batch (``_BATCH`` records) at a time; each batch then goes to the sink."""
+    """The relationships read so far, kept to the overview's nodes and types: each chunk's ids become node integers
+    as it is taken (``ids.Table``), and its relationships go to the sink."""
 
-    def __init__(self, table: Any, kept: np.ndarray, types: list[str] | None, sink: Sink | None) -> None:
+    def __init__(self, table: Table, kept: np.ndarray, types: list[str] | None, sink: Sink | None) -> None:
         self.table, self.kept, self.types, self.sink = table, kept, set(types) if types else None, sink
         self.type_ids: dict[bytes, int] = {}
         self.allowed: list[bool] = []
-        self.pending: list[tuple[Any, np.ndarray, Any, np.ndarray]] = []
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         if sink is not None:
             sink.start(int(kept.size))
@@ -218,16 +204,8 @@ class _Edges:
         runs = pc.run_end_encode(pc.list_element(parts, 1))
         encoded = pc.dictionary_encode(pc.list_element(parts, 2))
         kind = np.asarray([self._type(name) for name in encoded.dictionary.to_pylist()], dtype=np.int32)
-        self.pending.append((runs.values, np.diff(runs.run_ends.to_numpy(), prepend=0), targets,
-                             kind[encoded.indices.to_numpy(zero_copy_only=False)]))
-        if sum(len(targets) for _, _, targets, _ in self.pending) >= _BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        found = _lookup(self.table, [runs for runs, _, _, _ in self.pending] + [targets for _, _, targets, _ in self.pending])
-        for number, (_, lengths, _, kind) in enumerate(self.pending):
-            self._add(np.repeat(found[number], lengths), found[len(self.pending) + number], kind)
-        self.pending.clear()
+        src = np.repeat(self.table.numbers(runs.values), np.diff(runs.run_ends.to_numpy(), prepend=0))
+        self._add(src, self.table.numbers(targets), kind[encoded.indices.to_numpy(zero_copy_only=False)])
 
     def _add(self, src: np.ndarray, dst: np.ndarray, kind: np.ndarray) -> None:
         inside = (src >= 0) & (dst >= 0)
@@ -246,7 +224,6 @@ class _Edges:
         return self.type_ids[name]
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        self.flush()
         if not self.parts:
             return np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
         return tuple(np.concatenate(column) for column in zip(*self.parts))  # type: ignore[return-value]
@@ -260,7 +237,7 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     import pyarrow as pa  # deferred: start-up time (pyarrow is large)
 
     keys = list(txn.cursor(db=store.nodes_db).iternext(keys=True, values=False))
-    table = pa.array(keys, pa.binary())
+    table = Table(pa.array(keys, pa.binary()))
     found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
     deciding = [label for label in found if internal_label(label) or label in (labels or ())]
     members = dict(zip(deciding, _members(txn, store, index_prefix, table, deciding)))
@@ -268,7 +245,7 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     edges = _Edges(table, kept, types, sink)
     big = _relationships(txn, store) >= _APART_FROM
     worker = ThreadPoolExecutor(1, thread_name_prefix="gestalt-overview-read") if big else None
-    try:  # the walk holds the GIL; Arrow's work on the chunk before lets go of it: on two cores, the two overlap
+    try:  # the walk holds the GIL; the numbers made from the chunk before let go of it: on two cores, the two overlap
         waiting: deque[Any] = deque()
         for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
             records, targets = pa.array(chunk, pa.binary()), pa.array(values, pa.binary())  # compact: the lists go now
@@ -295,16 +272,15 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     return Compact(keys, found, [members[label] for label in found], src, dst, etype, type_names, kept, 0, notes, ordered=True)
 
 
-def _members(txn: Any, store: Any, index_prefix: Any, table: Any, labels: list[str]) -> list[np.ndarray]:
-    """Per label, the sorted node integers carrying it (its label index range, looked up in one Arrow hash)."""
+def _members(txn: Any, store: Any, index_prefix: Any, table: Table, labels: list[str]) -> list[np.ndarray]:
+    """Per label, the sorted node integers carrying it (its label index range, looked up a chunk at a time)."""
     import pyarrow as pa
 
-    chunks = [[pa.array(values, pa.binary()) for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
-              for label in labels]
-    looked = iter(_lookup(table, [chunk for label_chunks in chunks for chunk in label_chunks]))
     members = []
-    for label_chunks in chunks:
-        numbers = np.concatenate([next(looked) for _ in label_chunks] or [np.zeros(0, np.int32)])
+    for label in labels:
+        chunks = [table.numbers(pa.array(values, pa.binary()))
+                  for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
+        numbers = np.concatenate(chunks or [np.zeros(0, np.int32)])
         members.append(np.sort(numbers[numbers >= 0]))
     return members
 
