@@ -4,11 +4,12 @@ One pass over GestaltDB's own tables: the node table's keys (every node, isolate
 label index (one range per label) and the typed adjacency's ``out`` records (every relationship
 once: source, type, target). Records are read a chunk at a time by two C-level cursor loops (keys,
 values); Arrow splits the keys and encodes the types, and ids become integers through one table of
-the node keys' fingerprints made once (``ids.Table``) — no Python statement runs per relationship. Node ids become integers in key order;
-relationships become three int32 arrays. Nothing per node is kept as a Python object except the id
-table (``keys`` and its inverse ``index``), which drilling and ``group_of`` need. The copy is cached
-under the LMDB transaction id it was read at, so a second overview of an unchanged database reads
-nothing again, and any write (ours, Cypher's or another process's) makes the next call read afresh.
+the node keys' fingerprints made once (``ids.Table``) — no Python statement runs per relationship.
+Node ids become integers in key order; relationships become three int32 arrays. Nothing per node is
+kept as a Python object except the id table (``keys`` and its inverse ``index``), which drilling and
+``group_of`` need. The copy is cached under the LMDB transaction id it was read at, so a second
+overview of an unchanged database reads nothing again, and any write (ours, Cypher's or another
+process's) makes the next call read afresh.
 
 GestaltDB's ``build_sampler_snapshot`` builds the same CSR arrays but writes and validates them on
 disk (6 s at 100k nodes / 300k relationships here, against 0.4 s for this read), so it is not used.
