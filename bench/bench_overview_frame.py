@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_overview import build  # noqa: E402
-from bench.first_frame import HOOK_JS  # noqa: E402
+from bench.first_frame import HOOK_JS, POLL  # noqa: E402
 from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser  # noqa: E402
 
 CANVAS = ".jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]"
@@ -88,7 +88,7 @@ def one(chromium, server: JupyterServer, kind: str, drill: bool, timeout: float 
         page.page.keyboard.insert_text(MEASURED[kind])
         page.page.evaluate("() => { window.__arm = true; }")
         page.page.keyboard.press("Shift+Enter")
-        page.page.wait_for_function("() => window.__frameAt !== null", timeout=timeout * 1000)
+        page.page.wait_for_function("() => window.__frameAt !== null", timeout=timeout * 1000, polling=POLL)
         first = page.page.evaluate("() => window.__frameAt - window.__armedAt") / 1000
         page.wait_kernel_idle(timeout)
         drilled = None
@@ -105,7 +105,7 @@ def one(chromium, server: JupyterServer, kind: str, drill: bool, timeout: float 
                                      else requestAnimationFrame(poll); };
                 requestAnimationFrame(poll); }""" % CANVAS, spot["before"])
             page.page.mouse.dblclick(spot["x"], spot["y"])
-            page.page.wait_for_function("() => window.__drillDone !== null", timeout=timeout * 1000)
+            page.page.wait_for_function("() => window.__drillDone !== null", timeout=timeout * 1000, polling=POLL)
             drilled = page.page.evaluate("() => window.__drillDone - window.__drillAt") / 1000
             if shots is not None:
                 page.pause(3)

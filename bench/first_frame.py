@@ -30,6 +30,11 @@ from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser
 # Installed before any page script: the time of a Shift+Enter keydown (``__armedAt``), and the end of the first
 # animation frame in which WebGL drew after it on a canvas that was not in the page at the keydown (``__frameAt``):
 # the warm-up drawings' own redraws do not count.
+#: Milliseconds between two looks for the frame. The hook stamps the frame itself, so this only says when
+#: Python notices; Playwright's default (every animation frame) kept the page drawing 60 times a second and
+#: took ~0.4 s of CPU per 8 s from the kernel being measured, on two cores.
+POLL = 100
+
 HOOK_JS = r"""
 (() => {
   window.__armedAt = null; window.__frameAt = null;
@@ -94,7 +99,7 @@ def one(chromium, server: JupyterServer, name: str, source: str, timeout: float)
         page.page.keyboard.insert_text(source)
         page.page.evaluate("() => { window.__arm = true; }")
         page.page.keyboard.press("Shift+Enter")
-        page.page.wait_for_function("() => window.__frameAt !== null", timeout=timeout * 1000)
+        page.page.wait_for_function("() => window.__frameAt !== null", timeout=timeout * 1000, polling=POLL)
         seconds = page.page.evaluate("() => window.__frameAt - window.__armedAt") / 1000
         page.wait_kernel_idle(timeout)
         if page.cells()[ours]["error"] or "[*]" in page.cells()[ours]["prompt"]:
