@@ -27,14 +27,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bench_draw import MAP_SIZE, build, notebook
 from tests.jupyter_page import NOTEBOOK, JupyterPage, JupyterServer, browser
 
-# Installed before any page script: the time of a Shift+Enter keydown (``__armedAt``), and the end of the first
-# animation frame in which WebGL drew after it on a canvas that was not in the page at the keydown (``__frameAt``):
-# the warm-up drawings' own redraws do not count.
 #: Milliseconds between two looks for the frame. The hook stamps the frame itself, so this only says when
 #: Python notices; Playwright's default (every animation frame) kept the page drawing 60 times a second and
 #: took ~0.4 s of CPU per 8 s from the kernel being measured, on two cores.
 POLL = 100
 
+# Installed before any page script: the time of a Shift+Enter keydown (``__armedAt``), and the end of the first
+# animation frame in which WebGL drew after it on a canvas that was not in the page at the keydown (``__frameAt``):
+# the warm-up drawings' own redraws do not count.
 HOOK_JS = r"""
 (() => {
   window.__armedAt = null; window.__frameAt = null;

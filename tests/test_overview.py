@@ -354,6 +354,8 @@ def test_counting_in_one_pass_finds_what_sorting_finds():
         keys = rng.integers(0, top, 200_000)
         for found, expected in zip(dense(keys), np.unique(keys, return_inverse=True, return_counts=True)):
             assert np.array_equal(found, expected)
+        values, none, counts = dense(keys, inverse=False)
+        assert none is None and all(map(np.array_equal, (values, counts), np.unique(keys, return_counts=True)))
     assert all(part.size == 0 for part in dense(np.zeros(0, np.int64)))
 
 

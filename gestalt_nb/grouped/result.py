@@ -139,7 +139,7 @@ class OverviewResult(Displayable):
 
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         source, target = self._ends()
-        keys, _, counts = dense((source * count + target) * kinds + self.compact.etype)
+        keys, _, counts = dense((source * count + target) * kinds + self.compact.etype, inverse=False)
         pairs, kind = np.divmod(keys, kinds)
         frame = pd.DataFrame({"source_group": pairs // count, "target_group": pairs % count,
                               "type": [self.compact.type_names[int(k)] for k in kind], "count": counts})
@@ -250,7 +250,7 @@ class OverviewResult(Displayable):
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         apart = source != target
         low, high = np.minimum(source, target)[apart], np.maximum(source, target)[apart]
-        keys, _, counts = dense((low * count + high) * kinds + self.compact.etype[apart])
+        keys, _, counts = dense((low * count + high) * kinds + self.compact.etype[apart], inverse=False)
         pairs, kind = np.divmod(keys, kinds)
         by_pair: dict[int, dict[int, int]] = {}
         for pair, k, c in zip(pairs.tolist(), kind.tolist(), counts.tolist()):
