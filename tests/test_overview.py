@@ -359,6 +359,26 @@ def test_counting_in_one_pass_finds_what_sorting_finds():
     assert all(part.size == 0 for part in dense(np.zeros(0, np.int64)))
 
 
+def test_each_groups_highest_degree_members_are_what_sorting_every_node_finds():
+    """Only the candidates are sorted (degree at least the group's tenth highest); ties, degrees past the histogram's
+    ceiling, groups of fewer than ten, nodes in no group and many groups give what one sort of every node gives."""
+    from gestalt_nb.grouped.result import highest_degree
+
+    def sorted_all(membership, degree, count, top):
+        order = np.lexsort((-degree, membership))
+        order = order[membership[order] >= 0]
+        starts = np.searchsorted(membership[order], np.arange(count))
+        return {g: [int(n) for n in order[start:start + top] if membership[n] == g] for g, start in enumerate(starts)}
+
+    rng = np.random.default_rng(11)
+    for nodes, count, spread in ((5_000, 30, 4), (5_000, 30, 5_000), (20_000, 3, 2), (300, 200, 50), (50_000, 9_000, 30)):
+        membership = rng.integers(-1, count, nodes).astype(np.int32)
+        degree = rng.integers(0, spread, nodes) * rng.integers(1, 3, nodes)  # many ties; some past the ceiling of 1023
+        for top in (1, 10):
+            assert highest_degree(membership, degree, count, top) == sorted_all(membership, degree, count, top)
+    assert highest_degree(np.full(4, -1, np.int32), np.arange(4), 0) == {}
+
+
 def test_leidens_graph_from_sorted_rows_is_every_relationship_undirected():
     """networkit's graph made from compressed sparse rows has each relationship once as an undirected edge, a
     repeated pair twice and a self-loop once, whether or not the sources come sorted: what adding them one by one gives."""

@@ -39,6 +39,25 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
     return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
 
 
+def highest_degree(membership: np.ndarray, degree: np.ndarray, count: int, top: int = TOP_MEMBERS) -> dict[int, list[int]]:
+    """Each group's ``top`` highest-degree members (ties: in node order; ``membership`` -1: in no group). Only the
+    candidates are sorted: the nodes whose degree reaches their group's ``top``-th highest, found from a histogram of
+    group and degree (0.015 s against 0.06 s for sorting every node, at 1M nodes)."""
+    if count == 0:
+        return {}
+    ceiling = max(min(1023, 2**22 // count - 1), 0)  # a degree above it counts as it: more candidates, never fewer
+    inside = membership >= 0
+    clipped = np.minimum(degree, ceiling)
+    histogram = np.bincount(membership[inside] * (ceiling + 1) + clipped[inside], minlength=count * (ceiling + 1))
+    at_least = np.cumsum(histogram[: count * (ceiling + 1)].reshape(count, ceiling + 1)[:, ::-1], axis=1)[:, ::-1]
+    threshold = np.maximum((at_least >= top).sum(axis=1) - 1, 0)  # [g]: its top-th highest degree (0: fewer members)
+    candidates = np.flatnonzero(inside & (clipped >= threshold[np.maximum(membership, 0)]))
+    order = candidates[np.lexsort((-degree[candidates], membership[candidates]))]
+    groups = membership[order]
+    starts = np.searchsorted(groups, np.arange(count))
+    return {g: [int(n) for n in order[start:start + top] if membership[n] == g] for g, start in enumerate(starts)}
+
+
 @dataclass(eq=False)
 class OverviewResult(Displayable):
     """The whole graph (or the part with the given labels and types) in groups; displays as a drawing of them."""
@@ -82,16 +101,20 @@ class OverviewResult(Displayable):
         return table
 
     def _ends(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each relationship's source group and target group (not kept: 48 MB at 3M relationships)."""
+        """Each relationship's source group and target group (not kept: 24 MB at 3M relationships)."""
         return self.membership_array[self.compact.src], self.membership_array[self.compact.dst]
 
     @cached_property
     def _type_counts(self) -> np.ndarray:
         """Relationships touching each group, by type (a relationship inside a group counts once)."""
-        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         source, target = self._ends()
-        keys = np.concatenate([source * kinds + self.compact.etype, (target * kinds + self.compact.etype)[source != target]])
-        return np.bincount(keys, minlength=count * kinds)[: count * kinds].reshape(count, kinds)
+        return self._count_types(source, target, source != target)
+
+    def _count_types(self, source: np.ndarray, target: np.ndarray, apart: np.ndarray) -> np.ndarray:
+        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
+        at_source = np.bincount(source * kinds + self.compact.etype, minlength=count * kinds)
+        at_target = np.bincount((target[apart] * kinds + self.compact.etype[apart]), minlength=count * kinds)
+        return (at_source + at_target)[: count * kinds].reshape(count, kinds)
 
     @cached_property
     def sizes(self) -> np.ndarray:
@@ -106,14 +129,6 @@ class OverviewResult(Displayable):
         name = self.grouping.names[group]
         head = self.top_label(group) if self.by == "community" and not name.startswith(("other", "no relationships", "small")) else name
         return f"{head} ×{int(self.sizes[group]):,}"
-
-    def _top_members(self) -> dict[int, list[int]]:
-        membership, degree = self.membership_array, self.compact.degree
-        order = np.lexsort((-degree, membership))
-        order = order[membership[order] >= 0]
-        groups = membership[order]
-        starts = np.searchsorted(groups, np.arange(self.group_count))
-        return {g: [int(n) for n in order[start:start + TOP_MEMBERS] if membership[n] == g] for g, start in enumerate(starts)}
 
     @cached_property
     def groups(self):
@@ -211,7 +226,7 @@ class OverviewResult(Displayable):
 
     @cached_property
     def _tops(self) -> dict[int, list[int]]:
-        return self._top_members()
+        return highest_degree(self.membership_array, self.compact.degree, self.group_count)
 
     def _member_names(self) -> dict[int, str]:
         """Captions of the groups' highest-degree members (their ``name``, else their id)."""
@@ -229,11 +244,13 @@ class OverviewResult(Displayable):
     def subgraph(self) -> Subgraph:
         """One super-node per group and one super-edge per pair of connected groups, strongest first."""
         drawn = Subgraph(title=f"Overview by {self.by}: {self.group_count:,} groups of {self.compact.node_count:,} nodes", notes=list(self.notes))
+        source, target, apart = self._ends_counted()
         names = self._member_names()
         for group in range(self.group_count):
             drawn.add_node(self._super_node(group, names))
             drawn.groups[self.node_id(group)] = {"group": group, "size": int(self.sizes[group])}
-        edges = self._super_edges(*self._ends())
+        edges = self._super_edges(source, target, apart)
+        del source, target, apart
         strongest: dict[str, int] = {}
         for edge in edges:  # strongest first: each group keeps its strongest few
             ends = (edge.source, edge.target)
@@ -246,9 +263,17 @@ class OverviewResult(Displayable):
                                f"(each group's {STRONGEST} strongest; all of them are in .links).")
         return drawn
 
-    def _super_edges(self, source: np.ndarray, target: np.ndarray) -> list[Edge]:
-        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
+    def _ends_counted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``_ends()`` and which relationships join two groups, with ``_type_counts`` made from them when not yet
+        made (the drawing needs both: the relationships are gathered once)."""
+        source, target = self._ends()
         apart = source != target
+        if "_type_counts" not in self.__dict__:
+            self.__dict__["_type_counts"] = self._count_types(source, target, apart)
+        return source, target, apart
+
+    def _super_edges(self, source: np.ndarray, target: np.ndarray, apart: np.ndarray) -> list[Edge]:
+        count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         low, high = np.minimum(source, target)[apart], np.maximum(source, target)[apart]
         keys, _, counts = dense((low * count + high) * kinds + self.compact.etype[apart], inverse=False)
         pairs, kind = np.divmod(keys, kinds)
