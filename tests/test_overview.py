@@ -415,6 +415,30 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
     assert threaded.type_names == inline.type_names
 
 
+def test_the_copy_read_from_pages_is_the_copy_a_cursor_reads(empty, monkeypatch):
+    """The node keys, label ranges and relationships read from LMDB's pages (grouped/pages.py) make the same copy as
+    the cursor walk that reads them when the pages cannot be."""
+    from gestalt_nb.grouped import compact, pages
+
+    block, src, dst = planted([900, 1300, 1700])
+    labels = [["A"] if k % 3 else ["A", "B"] for k in range(block.size)]
+    ingest(empty, labels, src, dst, ["LINKS" if k % 3 else "OTHER" for k in range(src.size)], ids=[f"node-{k:05d}" for k in range(block.size)])
+    monkeypatch.setattr(pages, "BATCH", 5)
+    read_from = []
+    real = pages.Pages.read
+    monkeypatch.setattr(pages.Pages, "read", lambda self, *args, **named: read_from.append(real(self, *args, **named)) or read_from[-1])
+    from_pages = compact.read(empty.db)
+    assert read_from and all(found is not None for found in read_from)  # every table was read from its pages
+    compact._CACHE.clear()
+    monkeypatch.setattr(compact, "open_pages", lambda env, txn: None)
+    walked = compact.read(empty.db)
+    assert from_pages.keys == walked.keys and from_pages.labels == walked.labels == ["A", "B"]
+    assert from_pages.type_names == walked.type_names and from_pages.edge_count == src.size
+    for name in ("src", "dst", "etype", "kept"):
+        assert np.array_equal(getattr(from_pages, name), getattr(walked, name))
+    assert all(np.array_equal(a, b) for a, b in zip(from_pages.label_members, walked.label_members))
+
+
 SHAPES = ["n1", "n10", "n100", "12345678", "123456789", "1234567812345678", "", "x" * 100, "ünïcødé-ключ-🙂",
           "3f2c9a1e-7b4d-4c1a-9e2f-0a1b2c3d4e5f", "n1 ", " n1", "N1"]  # 8 and 16 bytes, empty, long, multibyte, prefixes
 

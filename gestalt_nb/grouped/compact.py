@@ -2,10 +2,11 @@
 
 One pass over GestaltDB's own tables: the node table's keys (every node, isolated ones too), the
 label index (one range per label) and the typed adjacency's ``out`` records (every relationship
-once: source, type, target). Records are read a chunk at a time by two C-level cursor loops (keys,
-values); Arrow splits the keys and encodes the types, and ids become integers through one table of
-the node keys' fingerprints made once (``ids.Table``) — no Python statement runs per relationship.
-Node ids become integers in key order; relationships become three int32 arrays. Nothing per node is
+once: source, type, target). Records are read a chunk at a time as Arrow arrays straight from
+LMDB's pages in the data file (``pages.py``; when a table's pages are not as expected, by two
+C-level cursor loops instead); numpy cuts the keys at their separators, Arrow encodes the types,
+and ids become integers through one table of the node keys' fingerprints made once (``ids.Table``)
+— no Python statement runs per relationship or per node. Node ids become integers in key order; relationships become three int32 arrays. Nothing per node is
 kept as a Python object except the id table (``keys`` and its inverse ``index``), which drilling and
 ``group_of`` need. The copy is cached under the LMDB transaction id it was read at, so a second
 overview of an unchanged database reads nothing again, and any write (ours, Cypher's or another
@@ -32,6 +33,7 @@ from ..errors import GestaltError
 from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
 from ..graph.catalog import lmdb_store, skip_scan
 from .ids import Table
+from .pages import Pages, open_pages
 
 __all__ = ["Compact", "Sink", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
 
@@ -184,6 +186,19 @@ def _prefixed(txn: Any, table: Any, prefix: bytes) -> Any:
             return
 
 
+def _chunks(txn: Any, pages: Pages | None, name: bytes, table: Any, prefix: bytes) -> Any:
+    """(keys, values) Arrow binary arrays, a chunk at a time, of every record under ``prefix`` of table ``name``
+    (opened as ``table``): read from its pages when they read as expected (``pages.py``), else walked with a cursor."""
+    import pyarrow as pa
+
+    found = pages.read(name, table, prefix) if pages is not None else None
+    if found is not None:
+        yield from found
+        return
+    for keys, values in _prefixed(txn, table, prefix):
+        yield pa.array(keys, pa.binary()), pa.array(values, pa.binary())
+
+
 class _Edges:
     """The relationships read so far, kept to the overview's nodes and types: each chunk's ids become node integers
     as it is taken (``ids.Table``), and its relationships go to the sink."""
@@ -196,14 +211,24 @@ class _Edges:
         if sink is not None:
             sink.start(int(kept.size))
 
-    def take(self, keys: Any, targets: Any) -> None:
-        """A chunk of ``out`` records (source SEP type SEP edge -> target), as Arrow binary arrays: the sources come
-        sorted, so each run of one source is looked up once and repeated."""
+    @staticmethod
+    def cut(keys: Any) -> tuple[Any, Any]:
+        """The source and type of each of a chunk's ``out`` keys (source SEP type SEP edge), as Arrow binary arrays."""
         import pyarrow.compute as pc
 
-        parts = pc.split_pattern(keys, pattern=_SEP, max_splits=3)
-        runs = pc.run_end_encode(pc.list_element(parts, 1))
-        encoded = pc.dictionary_encode(pc.list_element(parts, 2))
+        fields = _fields(keys)
+        if fields is None:  # an id holding the separator: Arrow splits at the first three
+            parts = pc.split_pattern(keys, pattern=_SEP, max_splits=3)
+            fields = pc.list_element(parts, 1), pc.list_element(parts, 2)
+        return fields
+
+    def take(self, sources: Any, kinds: Any, targets: Any) -> None:
+        """A chunk of relationships (``cut`` from their ``out`` records, and their targets), as Arrow binary arrays:
+        the sources come sorted, so each run of one source is looked up once and repeated."""
+        import pyarrow.compute as pc
+
+        runs = pc.run_end_encode(sources)
+        encoded = pc.dictionary_encode(kinds)
         kind = np.asarray([self._type(name) for name in encoded.dictionary.to_pylist()], dtype=np.int32)
         src = np.repeat(self.table.numbers(runs.values), np.diff(runs.run_ends.to_numpy(), prepend=0))
         self._add(src, self.table.numbers(targets), kind[encoded.indices.to_numpy(zero_copy_only=False)])
@@ -230,57 +255,99 @@ class _Edges:
         return tuple(np.concatenate(column) for column in zip(*self.parts))  # type: ignore[return-value]
 
 
+def _fields(keys: Any) -> tuple[Any, Any] | None:
+    """The source and type of each ``out`` key (out SEP source SEP type SEP edge) as two Arrow binary arrays, cut
+    where numpy finds the separators in the keys' bytes; None unless every key has exactly three, the first after
+    ``out`` (then Arrow's ``split_pattern`` reads them)."""
+    import pyarrow as pa
+
+    count = len(keys)
+    if count == 0 or not pa.types.is_binary(keys.type):
+        return None
+    offsets = np.frombuffer(keys.buffers()[1], np.int32, count + 1, keys.offset * 4).astype(np.int64)
+    data = np.frombuffer(keys.buffers()[2], np.uint8)
+    marks = np.flatnonzero(data[offsets[0]:offsets[-1]] == _SEP[0]) + offsets[0]
+    if marks.size != 3 * count:
+        return None
+    first, second, third = marks[0::3], marks[1::3], marks[2::3]
+    if not ((first == offsets[:-1] + len(_OUT) - 1).all() and (third < offsets[1:]).all()):
+        return None
+    # [before the source] [source] [separator] [type]: the keys' bytes in order, cut at every bound
+    bounds = np.empty(4 * count + 1, np.int64)
+    bounds[0] = 0
+    bounds[1::4], bounds[2::4], bounds[3::4], bounds[4::4] = first + 1, second, second + 1, third
+    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 4 * count, [None, pa.py_buffer(bounds), keys.buffers()[2]])
+    every = np.arange(1, 4 * count, 4, dtype=np.int64)
+    return whole.take(pa.array(every)).cast(pa.binary()), whole.take(pa.array(every + 2)).cast(pa.binary())
+
+
 def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, types: list[str] | None,
           step: Callable[[int], None] | None, sink: Sink | None) -> Compact:
     """Node keys; the labels that decide which nodes are in (bookkeeping, ``labels=``); every relationship, handed
     to ``sink`` as read (``end`` once all are: its community detection starts); then the other labels' members,
     read while that runs."""
-    import pyarrow as pa  # deferred: start-up time (pyarrow is large)
+    pages = open_pages(store.env, txn)
+    try:
+        node_keys = _node_keys(txn, pages, store)
+        table = Table(node_keys)
+        found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
+        deciding = [label for label in found if internal_label(label) or label in (labels or ())]
+        members = dict(zip(deciding, _members(txn, pages, store, index_prefix, table, deciding)))
+        kept, notes = _kept(len(node_keys), found, members, labels)
+        src, dst, etype, type_names = _relationships_of(txn, pages, store, _Edges(table, kept, types, sink), step)
+        keys = node_keys.to_pylist()  # made while the communities are found
+        rest = [label for label in found if label not in members]
+        members.update(zip(rest, _members(txn, pages, store, index_prefix, table, rest)))
+    finally:
+        if pages is not None:
+            pages.close()
+    return Compact(keys, found, [members[label] for label in found], src, dst, etype, type_names, kept, 0, notes, ordered=True)
 
-    keys = list(txn.cursor(db=store.nodes_db).iternext(keys=True, values=False))
-    table = Table(pa.array(keys, pa.binary()))
-    found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
-    deciding = [label for label in found if internal_label(label) or label in (labels or ())]
-    members = dict(zip(deciding, _members(txn, store, index_prefix, table, deciding)))
-    kept, notes = _kept(len(keys), found, members, labels)
-    edges = _Edges(table, kept, types, sink)
+
+def _node_keys(txn: Any, pages: Pages | None, store: Any) -> Any:
+    """Every node's stored id, in key order, as one Arrow binary array (from the node table's pages, or a cursor)."""
+    import pyarrow as pa
+
+    found = pages.read(b"nodes", store.nodes_db, b"", values=False) if pages is not None else None
+    if found is not None:
+        return pa.concat_arrays([keys for keys, _ in found] or [pa.array([], pa.binary())])
+    return pa.array(list(txn.cursor(db=store.nodes_db).iternext(keys=True, values=False)), pa.binary())
+
+
+def _relationships_of(txn: Any, pages: Pages | None, store: Any, edges: _Edges, step: Callable[[int], None] | None) -> tuple:
+    """Every relationship, taken by ``edges`` (to the kept nodes and types, and to its sink) as it is read: source,
+    target and type arrays, and the type names."""
     big = _relationships(txn, store) >= _APART_FROM
     worker = ThreadPoolExecutor(1, thread_name_prefix="gestalt-overview-read") if big else None
-    try:  # the walk holds the GIL; the numbers made from the chunk before let go of it: on two cores, the two overlap
+    try:  # reading the next chunk and making numbers of the one before overlap on two cores
         waiting: deque[Any] = deque()
-        for chunk, values in _prefixed(txn, store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
-            records, targets = pa.array(chunk, pa.binary()), pa.array(values, pa.binary())  # compact: the lists go now
+        for records, targets in _chunks(txn, pages, b"typed_adj", store.typed_adj_db, _OUT):  # out SEP source SEP type SEP edge -> target
+            sources, kinds = edges.cut(records)
             if worker is None:
-                edges.take(records, targets)
+                edges.take(sources, kinds, targets)
             else:
-                waiting.append(worker.submit(edges.take, records, targets))
+                waiting.append(worker.submit(edges.take, sources, kinds, targets))
                 if len(waiting) > _AHEAD:
                     waiting.popleft().result()
             if step is not None:
-                step(len(chunk))
-            del chunk, values, records, targets
+                step(len(records))
+            del records, targets, sources, kinds
         while waiting:
             waiting.popleft().result()
     finally:
         if worker is not None:
             worker.shutdown(wait=True, cancel_futures=True)  # a stop: what is queued is dropped, the chunk in hand ends
     src, dst, etype = edges.arrays()
-    if sink is not None:
-        sink.end()
-    rest = [label for label in found if label not in members]
-    members.update(zip(rest, _members(txn, store, index_prefix, table, rest)))
-    type_names = [name.decode("utf-8") for name in edges.type_ids]
-    return Compact(keys, found, [members[label] for label in found], src, dst, etype, type_names, kept, 0, notes, ordered=True)
+    if edges.sink is not None:
+        edges.sink.end()
+    return src, dst, etype, [name.decode("utf-8") for name in edges.type_ids]
 
 
-def _members(txn: Any, store: Any, index_prefix: Any, table: Table, labels: list[str]) -> list[np.ndarray]:
+def _members(txn: Any, pages: Pages | None, store: Any, index_prefix: Any, table: Table, labels: list[str]) -> list[np.ndarray]:
     """Per label, the sorted node integers carrying it (its label index range, looked up a chunk at a time)."""
-    import pyarrow as pa
-
     members = []
     for label in labels:
-        chunks = [table.numbers(pa.array(values, pa.binary()))
-                  for _, values in _prefixed(txn, store.index_db, index_prefix("node_label", [label]))]
+        chunks = [table.numbers(values) for _, values in _chunks(txn, pages, b"index", store.index_db, index_prefix("node_label", [label]))]
         numbers = np.concatenate(chunks or [np.zeros(0, np.int32)])
         members.append(np.sort(numbers[numbers >= 0]))
     return members

@@ -71,7 +71,8 @@ class Table:
         at[missed] = np.searchsorted(self.sorted[:-1], prints[missed])
         where = np.flatnonzero((self.sorted[at] == prints) & (at < len(self.order)))
         candidates = self.order[at[where]]
-        same = pc.equal(pc.take(self.keys, pa.array(candidates)), pc.take(ids, pa.array(where))).to_numpy(zero_copy_only=False)
+        found = ids if where.size == len(ids) else pc.take(ids, pa.array(where))  # every id has a candidate: the common case
+        same = pc.equal(pc.take(self.keys, pa.array(candidates)), found).to_numpy(zero_copy_only=False)
         numbers = np.full(len(ids), -1, np.int32)
         numbers[where[same]] = candidates[same]
         return numbers
