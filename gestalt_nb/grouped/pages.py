@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import GestaltError
+
 __all__ = ["Pages", "open_pages"]
 
 _BRANCH, _LEAF, _LEAF2 = 0x01, 0x02, 0x20
@@ -172,8 +174,6 @@ class _Unexpected(Exception):
 
 
 def _error() -> Exception:
-    from ..errors import GestaltError
-
     return GestaltError("The database's file does not read as LMDB pages where its own index says it should; "
                         "check it with `mdb_stat`, or copy it with `mdb_copy` and open the copy.")
 
