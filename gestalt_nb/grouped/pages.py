@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import GestaltError
 
-__all__ = ["Pages", "open_pages"]
+__all__ = ["Pages", "open_pages", "spans"]
 
 _BRANCH, _LEAF, _LEAF2 = 0x01, 0x02, 0x20
 _BIGDATA, _SUBDATA, _DUPDATA = 0x01, 0x02, 0x04
@@ -99,16 +99,13 @@ class Pages:
             starts, key_sizes, low, high, node_flags, within = _nodes(local, self.psize)
             if (starts + _NODE + key_sizes > (starts // self.psize + 1) * self.psize).any():
                 return None
-            children = low | (high << 16) | (node_flags << 32)
             keys, _ = _slices(local.reshape(-1), starts + _NODE, starts + _NODE + key_sizes, None)
             # child i holds keys from its key up to the next child's; a page's first key is empty (from its
             # parent's key) and its last child's bound is in the next page: those are kept when unsure
             keep = _less(keys, end) if end is not None else np.ones(len(keys), dtype=bool)
             following = _greater(keys, prefix) | (within == 0)
             keep[:-1] &= following[1:]
-            rows = children[keep]
-            if rows.size and (rows.max() >= self.pages.shape[0] or rows.min() < 2):
-                return None
+            rows = _child_pages(low, high, node_flags)[keep]  # checked by the next level's ``_sound``
         return None
 
     def _end_key(self, root: int, depth: int, end: int) -> bytes | None:
@@ -117,14 +114,14 @@ class Pages:
         for level in range(depth):
             if not self._sound(np.asarray([row], dtype=np.int64), _LEAF if level == depth - 1 else _BRANCH):
                 return None
-            starts, key_sizes, low, high, node_flags, _ = _nodes(self.pages[[row]], self.psize)
+            local = self.pages[[row]]
+            starts, key_sizes, low, high, node_flags, _ = _nodes(local, self.psize)
             if not starts.size:
                 return None
             if level == depth - 1:
-                page = self.pages[row]
                 start = int(starts[end]) + _NODE
-                return bytes(page[start:start + int(key_sizes[end])])
-            row = int(low[end] | (high[end] << 16) | (node_flags[end] << 32))
+                return local.reshape(-1)[start:start + int(key_sizes[end])].tobytes()
+            row = int(_child_pages(low, high, node_flags)[end])
         return None
 
     def _sound(self, rows: np.ndarray, kind: int) -> bool:
@@ -208,11 +205,24 @@ def _slices(flat: np.ndarray, starts: np.ndarray, middles: np.ndarray, ends: np.
     bounds[0] = 0
     bounds[1::3], bounds[2::3] = starts[order], middles[order]
     bounds[3::3] = ends[order] if ends is not None else middles[order]
-    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 3 * count, [None, pa.py_buffer(bounds), pa.py_buffer(flat)])
     rank = np.empty(count, dtype=np.int64)
     rank[order] = np.arange(1, 3 * count, 3, dtype=np.int64)
-    keys = whole.take(pa.array(rank)).cast(pa.binary())
-    return keys, (whole.take(pa.array(rank + 1)).cast(pa.binary()) if ends is not None else None)
+    keys, *found = spans(pa.py_buffer(flat), bounds, [rank] + ([rank + 1] if ends is not None else []))
+    return keys, (found[0] if found else None)
+
+
+def spans(buffer: Any, bounds: np.ndarray, picks: list[np.ndarray]) -> list[Any]:
+    """Byte spans of ``buffer`` as Arrow binary arrays: ``bounds`` (in order, from 0) cut it into pieces, and each
+    of ``picks`` lists the pieces wanted (by number) in one array, in that order."""
+    import pyarrow as pa
+
+    whole = pa.LargeBinaryArray.from_buffers(pa.large_binary(), bounds.size - 1, [None, pa.py_buffer(bounds), buffer])
+    return [whole.take(pa.array(pick)).cast(pa.binary()) for pick in picks]
+
+
+def _child_pages(low: np.ndarray, high: np.ndarray, flags: np.ndarray) -> np.ndarray:
+    """A branch node's child page number: its data-size words and, on 64 bits, its flags word."""
+    return low | (high << 16) | (flags << 32)
 
 
 def _after(prefix: bytes) -> bytes | None:

@@ -113,7 +113,7 @@ class OverviewResult(Displayable):
     def _count_types(self, source: np.ndarray, target: np.ndarray, apart: np.ndarray) -> np.ndarray:
         count, kinds = self.group_count, max(len(self.compact.type_names), 1)
         at_source = np.bincount(source * kinds + self.compact.etype, minlength=count * kinds)
-        at_target = np.bincount((target[apart] * kinds + self.compact.etype[apart]), minlength=count * kinds)
+        at_target = np.bincount(target[apart] * kinds + self.compact.etype[apart], minlength=count * kinds)
         return (at_source + at_target)[: count * kinds].reshape(count, kinds)
 
     @cached_property
