@@ -12,6 +12,7 @@ Screenshots of each notebook's first graph go to /work/notes/shots/ (or $GESTALT
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -223,9 +224,9 @@ def quickstart(frontend):
     return frontend
 
 
-def separated_node(page: JupyterPage, ids: list[str]) -> str:
-    """The drawn node farthest (on screen) from its nearest neighbour, so a click cannot hit another."""
-    spots = {node_id: page.page.evaluate(NODE_AT_JS, [0, node_id]) for node_id in ids}
+def separated_node(page: JupyterPage, ids: list[str], n: int = 0) -> str:
+    """The drawn node of canvas ``n`` farthest (on screen) from its nearest neighbour, so a click cannot hit another."""
+    spots = {node_id: page.page.evaluate(NODE_AT_JS, [n, node_id]) for node_id in ids}
 
     def gap(node_id):
         x, y = spots[node_id]["x"], spots[node_id]["y"]
@@ -408,3 +409,111 @@ def test_hostile_graph_text_executes_nothing_and_reads_as_text(frontend):
     assert not any("PWNED" in line["text"] for line in page.console)
     assert '<img src=x onerror="window.__pwned=2' in text, "the payload is shown as text (legend, panel or search)"
     assert ours(page) == []
+
+
+# -- the renderer made ahead (js/src/spare.js) ---------------------------------------------
+#: Whether each renderer the page made ahead is shown (it must not be until a canvas takes it).
+SPARES_JS = "() => Array.from(document.querySelectorAll('[data-gestalt-spare]')).map(el => el.checkVisibility({visibilityProperty: true}))"
+#: The last canvas: what it drew, whether its renderer was made ahead, and its layers against its box.
+TAKEN_JS = """() => {
+  const all = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]');
+  const el = all[all.length - 1], h = el.gestaltCanvas, box = el.querySelector('.gc-sigma').getBoundingClientRect();
+  const layers = Array.from(el.querySelectorAll('.gc-sigma canvas')).map(c => {
+    const r = c.getBoundingClientRect();
+    return {shown: c.checkVisibility({visibilityProperty: true}), left: r.left - box.left, top: r.top - box.top, width: r.width - box.width, height: r.height - box.height};
+  });
+  return {first: el.__gestaltFirst, drawn: h.nodesDrawn(), inView: h.nodesInView(), edges: h.edgesDrawn(), spare: h.timings().spare,
+          edgeEvents: h.debug(0, 0).edgeEvents, layers, index: all.length - 1};
+}"""
+BIG_GRAPH = """import gestalt_nb
+from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
+big = Subgraph()
+for i in range(3500):
+    big.add_node(Node(f"n{i}", ("Dot",), {"name": f"dot {i}"}))
+for i in range(3500):
+    for step in (1, 7):
+        big.add_edge(Edge(f"e{i}-{step}", f"n{i}", f"n{(i + step) % 3500}", "NEXT", {"type": "NEXT"}))
+gestalt_nb.show(big, max_nodes=3500, max_edges=7000)"""
+
+
+#: Of the n-th canvas's nodes, how many show their own colour at their own spot in ``arg`` (a screenshot of its
+#: drawing, base64 PNG): what a person sees, where a node count only says what the graph holds.
+COLOURS_JS = """async ([n, png]) => {
+  const el = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n], h = el.gestaltCanvas;
+  await h.whenSettled();
+  const bitmap = await createImageBitmap(new Blob([Uint8Array.from(atob(png), (c) => c.charCodeAt(0))], {type: 'image/png'}));
+  const c = document.createElement('canvas'); c.width = bitmap.width; c.height = bitmap.height;
+  const ctx = c.getContext('2d'); ctx.drawImage(bitmap, 0, 0);
+  const ratio = bitmap.width / el.querySelector('.gc-sigma').getBoundingClientRect().width;
+  const probe = ctx.createImageData(1, 1), tint = document.createElement('canvas').getContext('2d');
+  let match = 0, nodes = 0;
+  for (const [id, p] of Object.entries(h.positions())) {
+    nodes++;
+    tint.fillStyle = h.nodeAttributes(id).color; tint.fillRect(0, 0, 1, 1);
+    const want = tint.getImageData(0, 0, 1, 1).data, got = ctx.getImageData(Math.round(p.x * ratio), Math.round(p.y * ratio), 1, 1).data;
+    if (Math.abs(got[0] - want[0]) + Math.abs(got[1] - want[1]) + Math.abs(got[2] - want[2]) < 40) match++;
+  }
+  return {match, nodes};
+}"""
+
+
+def node_colours(page: JupyterPage, n: int) -> dict[str, int]:
+    """How many of canvas ``n``'s nodes are seen in their colour at their place, once its layout settled."""
+    scroll_to(page, n)
+    page.page.evaluate("(n) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.whenSettled()", n)
+    picture = page.canvases().nth(n).locator(".gc-sigma").screenshot()
+    return page.page.evaluate(COLOURS_JS, [n, base64.b64encode(picture).decode("ascii")])
+
+
+def wait_spare(page: JupyterPage) -> None:
+    page.page.wait_for_function(f"() => ({SPARES_JS})().length === 1", timeout=15_000)
+    assert page.page.evaluate(SPARES_JS) == [False], "the renderer made ahead is hidden"
+
+
+def test_the_next_graph_output_takes_the_renderer_made_ahead(frontend):
+    """After a first frame the page makes the next canvas's renderer ahead, hidden; the next graph output takes it
+    and draws with it like with its own: every node inside its visible canvas, its layers filling its box, a click
+    reaching Python; another is made for the output after. A graph too big for relationship events takes it too."""
+    import nbformat
+
+    page = frontend.page
+    book = nbformat.v4.new_notebook()
+    book.cells = [nbformat.v4.new_code_cell(source) for source in (
+        "%load_ext gestalt_nb", "%gestalt demo",
+        "%%gcypher -o first\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c LIMIT 50")]
+    book.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(book, str(frontend.server.root / "spare.ipynb"))
+    frontend.run("spare.ipynb")
+    assert wait_first_frames(page) == [], ours(page)
+    wait_spare(page)
+
+    page.run_cell("%%gcypher -o again\nMATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c LIMIT 50")
+    assert wait_first_frames(page) == [], ours(page)
+    taken = page.page.evaluate(TAKEN_JS)
+    kernel = page.kernel_json("import json\nprint(json.dumps(sorted(again.canvas.subgraph.nodes)))")
+    assert taken["spare"] is True and taken["edgeEvents"] is True, taken
+    assert taken["first"]["drawn"] == taken["first"]["inView"] == taken["drawn"] == taken["inView"] == len(kernel), (taken, len(kernel))
+    assert taken["layers"] and all(layer == {"shown": True, "left": 0, "top": 0, "width": 0, "height": 0} for layer in taken["layers"]), taken["layers"]
+    seen = node_colours(page, taken["index"])
+    assert seen["nodes"] == len(kernel) and seen["match"] >= 0.8 * seen["nodes"], f"nodes not seen where they are drawn: {seen}"
+    screenshot(page, taken["index"], f"{frontend.name}-spare-taken")
+    scroll_to(page, taken["index"])
+    target = separated_node(page, kernel, taken["index"])
+    spot = page.page.evaluate(NODE_AT_JS, [taken["index"], target])
+    page.page.mouse.click(spot["x"], spot["y"])
+    page.page.wait_for_function("([n, id]) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.selected().includes(id)",
+                                arg=[taken["index"], target], timeout=5_000)
+    assert page.kernel_json("print(json.dumps(again.canvas.selected))") == [target]
+    wait_spare(page)
+
+    shown = page.run_cell(BIG_GRAPH)
+    page.page.wait_for_function("(n) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]').length > n", arg=taken["index"] + 1, timeout=30_000)
+    assert wait_first_frames(page) == [], (shown, ours(page))
+    big = page.page.evaluate(TAKEN_JS)
+    assert big["spare"] is True and big["edgeEvents"] is False, big
+    assert big["drawn"] == big["inView"] == 3500 and big["edges"] == 7000, big
+    assert all(layer["shown"] and layer["width"] == layer["height"] == 0 for layer in big["layers"]), big["layers"]
+    seen = node_colours(page, big["index"])
+    assert seen["nodes"] == 3500 and seen["match"] >= 0.8 * seen["nodes"], f"nodes not seen where they are drawn: {seen}"
+    screenshot(page, big["index"], f"{frontend.name}-spare-big")
+    assert ours(page) == [] and page.remote == []

@@ -13,19 +13,22 @@ import { reportMethods } from "./snapshot.js";
 import { exportMethods } from "./export.js";
 import { filterMethods } from "./filter.js";
 import { layoutMethods } from "./layouts/index.js";
+import { killRenderer, takeSpare, spareSoon, hasSpare, dropSpare } from "./spare.js";
 
 let instances = 0;
 
 // Each sigma instance holds 3 WebGL contexts and Chromium keeps at most 16 per
 // page (the oldest is lost beyond that), so a notebook with many graph outputs
 // keeps only MAX_LIVE renderers; views out of sight are suspended (renderer
-// killed, graph/positions/camera kept) and resumed when they come back.
+// killed, graph/positions/camera kept) and resumed when they come back. A spare renderer (spare.js) counts as one.
 const MAX_LIVE = 5;
 const live = new Set();
 let clock = 0;
 
-// Makes room for one more renderer (called before creating it).
+// Makes room for one more renderer (called before creating one; taking the spare needs none). The spare goes first.
 function makeRoom(keep) {
+  if (live.size + (hasSpare() ? 1 : 0) < MAX_LIVE) return;
+  dropSpare();
   if (live.size < MAX_LIVE) return;
   // out of sight first, then the least recently seen
   const order = [...live].filter((v) => v !== keep).sort((a, b) => a.visible - b.visible || a.seen - b.seen);
@@ -238,8 +241,13 @@ class CanvasView {
   }
 
   makeRenderer() {
-    makeRoom(this);
-    const r = new Sigma(this.graph, this.ui.sigmaBox, this.sigmaSettings());
+    const settings = this.sigmaSettings();
+    let r = takeSpare(this.graph, this.ui.sigmaBox, settings);
+    this.times.spare = r !== null;
+    if (!r) {
+      makeRoom(this);
+      r = new Sigma(this.graph, this.ui.sigmaBox, settings);
+    }
     this.renderer = r;
     this.frameNo = 0;
     this.scene = null;
@@ -271,12 +279,7 @@ class CanvasView {
     if (!r) return;
     this.renderer = null;
     live.delete(this);
-    const gls = Object.values(r.webGLContexts || {});
-    r.kill();
-    for (const gl of gls) {
-      const ext = gl && gl.getExtension && gl.getExtension("WEBGL_lose_context");
-      if (ext) ext.loseContext();
-    }
+    killRenderer(r);
   }
 
   suspend() {
@@ -316,6 +319,7 @@ class CanvasView {
         this.resolveReady();
         this.send({ kind: "ready", ms: Math.round(this.times.firstFrame - this.times.start), nodes: this.graph.order });
         this.startLayout();
+        spareSoon(box.clientWidth, box.clientHeight, () => live.size < MAX_LIVE); // for the next canvas
       });
     };
     this.firstFrameGo = go;

@@ -15,6 +15,14 @@ const RingProgram = createNodeBorderProgram({
   ],
 });
 
+// Every program a canvas can ask for: a renderer made for a canvas gets those its graph needs (each costs a shader
+// compile), the renderer made ahead (spare.js) all of them.
+export const PROGRAMS = {
+  nodes: { point: NodePointProgram, circle: NodeCircleProgram, ring: RingProgram },
+  edges: { arrow: ArrowProgram, band: EdgeRectangleProgram, fast: EdgeLineProgram },
+};
+const pick = (all, names) => Object.fromEntries(names.map((name) => [name, all[name]]));
+
 export const LIMITS = {
   circleNodes: 3000, // above: point sprites
   arrowEdges: 6000, // above: 1px lines (no arrow heads)
@@ -183,8 +191,8 @@ export const styleMethods = {
       defaultNodeType: this.nodeType,
       defaultEdgeType: this.edgeType,
       // only the programs this graph needs (each costs a shader compile)
-      nodeProgramClasses: this.nodeType === "point" ? { point: NodePointProgram, ring: RingProgram } : { circle: NodeCircleProgram, ring: RingProgram },
-      edgeProgramClasses: this.edgeType === "arrow" ? { arrow: ArrowProgram, band: EdgeRectangleProgram } : { fast: EdgeLineProgram },
+      nodeProgramClasses: pick(PROGRAMS.nodes, [this.nodeType, "ring"]),
+      edgeProgramClasses: pick(PROGRAMS.edges, this.edgeType === "arrow" ? ["arrow", "band"] : ["fast"]),
       renderEdgeLabels: this.edgeLabels,
       enableEdgeEvents: E <= LIMITS.edgeEvents,
       hideEdgesOnMove: E > 30000,
