@@ -436,16 +436,15 @@ for i in range(3500):
 gestalt_nb.show(big, max_nodes=3500, max_edges=7000)"""
 
 
-#: Of the n-th canvas's nodes, how many show their own colour at their own spot in ``arg`` (a screenshot of its
-#: drawing, base64 PNG): what a person sees, where a node count only says what the graph holds.
+#: Of the n-th canvas's nodes, how many show their own colour at their own spot in ``png`` (a screenshot of its
+#: drawing): what a person sees, where a node count only says what the graph holds.
 COLOURS_JS = """async ([n, png]) => {
   const el = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n], h = el.gestaltCanvas;
-  await h.whenSettled();
   const bitmap = await createImageBitmap(new Blob([Uint8Array.from(atob(png), (c) => c.charCodeAt(0))], {type: 'image/png'}));
   const c = document.createElement('canvas'); c.width = bitmap.width; c.height = bitmap.height;
   const ctx = c.getContext('2d'); ctx.drawImage(bitmap, 0, 0);
   const ratio = bitmap.width / el.querySelector('.gc-sigma').getBoundingClientRect().width;
-  const probe = ctx.createImageData(1, 1), tint = document.createElement('canvas').getContext('2d');
+  const tint = document.createElement('canvas').getContext('2d');
   let match = 0, nodes = 0;
   for (const [id, p] of Object.entries(h.positions())) {
     nodes++;

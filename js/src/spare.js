@@ -51,7 +51,7 @@ export function spareSoon(width, height, room) {
         edgeProgramClasses: PROGRAMS.edges,
         defaultNodeType: "circle",
         defaultEdgeType: "arrow",
-        enableEdgeEvents: true, // the edges' picking layer; taken away from a canvas without edge events (take())
+        enableEdgeEvents: true, // the edges' picking layer; taken away from a canvas without edge events (takeSpare)
       });
       renderer.spareBox = box;
       spare = { renderer, box };
