@@ -459,7 +459,7 @@ COLOURS_JS = """async ([n, png]) => {
 def node_colours(page: JupyterPage, n: int) -> dict[str, int]:
     """How many of canvas ``n``'s nodes are seen in their colour at their place, once its layout settled."""
     scroll_to(page, n)
-    page.page.evaluate("(n) => document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.whenSettled()", n)
+    hooks(page, n, "h.whenSettled()")
     picture = page.canvases().nth(n).locator(".gc-sigma").screenshot()
     return page.page.evaluate(COLOURS_JS, [n, base64.b64encode(picture).decode("ascii")])
 

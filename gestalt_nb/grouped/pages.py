@@ -56,12 +56,6 @@ class Pages:
         except BufferError:  # an array still looks into the map: it closes once that is gone
             pass
 
-    def __enter__(self) -> Pages:
-        return self
-
-    def __exit__(self, *_: Any) -> None:
-        self.close()
-
     def read(self, name: bytes, handle: Any, prefix: bytes, values: bool = True) -> Iterator[tuple[Any, Any]] | None:
         """The records of table ``name`` (opened as ``handle``) whose keys start with ``prefix``, as (keys, values)
         Arrow binary arrays a batch at a time (``values=False``: keys only, values None), in key order; None when

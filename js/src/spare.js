@@ -7,7 +7,7 @@ import Sigma from "sigma";
 import { newGraph } from "./payload.js";
 import { PROGRAMS } from "./style.js";
 
-let spare = null; // {renderer, box}: the renderer and the element holding its layers
+let spare = null; // the renderer; its element (holding its layers) is its spareBox
 let asked = false;
 
 // Frees a renderer's WebGL contexts now: Chromium keeps a few per page and reclaims the others late.
@@ -28,7 +28,7 @@ export function hasSpare() {
 export function dropSpare() {
   const made = spare;
   spare = null;
-  if (made) killRenderer(made.renderer);
+  if (made) killRenderer(made);
 }
 
 // Makes the spare when the page next has nothing to do, `width` × `height` (the size the next canvas is likely to
@@ -54,7 +54,7 @@ export function spareSoon(width, height, room) {
         enableEdgeEvents: true, // the edges' picking layer; taken away from a canvas without edge events (takeSpare)
       });
       renderer.spareBox = box;
-      spare = { renderer, box };
+      spare = renderer;
     } catch (error) {
       box.remove(); // no WebGL now: each canvas makes its own renderer, and says so if it cannot
     }
@@ -67,14 +67,14 @@ export function spareSoon(width, height, room) {
 // caller makes one). It keeps all its programs (those the graph does not use draw nothing); without edge events it
 // drops the edges' picking pass.
 export function takeSpare(graph, container, settings) {
-  const made = spare;
+  const renderer = spare;
   spare = null;
-  if (!made) return null;
-  const { renderer, box } = made;
+  if (!renderer) return null;
   if (Object.values(renderer.webGLContexts || {}).some((gl) => !gl || gl.isContextLost())) {
     killRenderer(renderer);
     return null;
   }
+  const box = renderer.spareBox;
   box.style.cssText = "position:absolute;left:0;top:0;width:100%;height:100%";
   box.removeAttribute("aria-hidden");
   box.removeAttribute("data-gestalt-spare");
