@@ -16,6 +16,7 @@ from gestaltdb.graphdb import Edge, GraphDB, Node
 from langchain_gestaltdb import GestaltDBGraph, ReadOnlyQueryError
 
 import gestalt_nb
+from gestalt_nb import display
 from gestalt_nb.cypher import reading
 from gestalt_nb.cypher.result import QueryResult
 from gestalt_nb.errors import GestaltError
@@ -24,8 +25,11 @@ from gestalt_nb.graph.subgraph import from_records
 from gestalt_nb.views import html as h
 from gestalt_nb.views.result_view import ResultView
 
+from .conftest import run
+
 QUERIES = [
     "MATCH (a:T)-[r:R]->(b) RETURN a, r, b",
+    "MATCH (a:T)-[r:K]->(b) RETURN a, r, b, r AS again",
     "MATCH (a)-[r]->(b) RETURN a, r, b ORDER BY r.w",
     "MATCH (a:T)-[r:R]->(b) RETURN a, a AS again, r, b, r AS same",
     "MATCH p = (a:T {i: 1})-[:R*1..3]->(b) RETURN p, length(p) AS hops, nodes(p) AS ns, relationships(p) AS rs",
@@ -46,7 +50,7 @@ PARAMS = {"p": {"x": [1, {"y": 2.0}], "z": None}, "n": 3}
 
 @pytest.fixture
 def typed(tmp_path):
-    """Ints, floats, lists, maps, nulls, dates and times, integer ids; R and S relationships."""
+    """Ints, floats, lists, maps, nulls, dates and times, integer ids; R and S relationships, and K ones holding only their type."""
     db = GraphDB.create(tmp_path / "g", backend="lmdb")
     nodes = [
         Node(f"__lc_int__:{i}" if i % 2 else f"t{i}", labels=["T"] if i < 6 else ["T", "U"],
@@ -55,7 +59,8 @@ def typed(tmp_path):
     ]
     db.put_nodes(nodes)
     db.put_edges_bulk([Edge(f"r{i}", nodes[i].get_id, nodes[(i + 1) % 8].get_id, properties={"type": "R", "w": i * 1.5, "on": None}) for i in range(8)]
-                      + [Edge("s1", nodes[1].get_id, nodes[1].get_id, properties={"type": "S", "w": 99})], check_existing=False)
+                      + [Edge("s1", nodes[1].get_id, nodes[1].get_id, properties={"type": "S", "w": 99})]
+                      + [Edge(f"k{i}", nodes[i].get_id, nodes[i + 2].get_id, properties={"type": "K"}) for i in range(3)], check_existing=False)
     graph = GestaltDBGraph(db, owns_graph=True)
     graph.query("MATCH (a:T) SET a.when = date('2021-05-06'), a.at = datetime('2021-05-06T07:08:09Z') RETURN a")
     connection = gestalt_nb.use(graph, alias="typed")
@@ -156,6 +161,20 @@ def test_displaying_a_result_converts_only_the_rows_it_shows(shell, typed):
     shell.display_formatter.format(result)
     assert result.rows._records is None and len(result.view.head) == len(result) == 8
     assert result.records == typed.graph.query_read_only("MATCH (a:T)-[r:R]->(b) RETURN a, r, b")
+
+
+def test_the_engine_records_of_a_read_are_freed_after_its_cell_not_before_its_output(shell, typed):
+    """Freeing tens of thousands of engine objects is work the output does not wait for: the records are kept
+    until the cell has finished (one read's at a time), then freed."""
+    run(shell, "from gestalt_nb import display as _display\n"
+               "r1 = %gcypher MATCH (a:T)-[r:K]->(b) RETURN a, r, b\n"
+               "held = [(type(item).__name__, len(item)) for item in _display._unneeded]\n"
+               "r2 = %gcypher MATCH (a:T) RETURN a\n"
+               "held_after_another = [(type(item).__name__, len(item)) for item in _display._unneeded]")
+    assert shell.user_ns["held"] == [("EngineRecords", 3)]
+    assert shell.user_ns["held_after_another"] == [("EngineRecords", 8)]  # the first read's records are gone already
+    assert display._unneeded == []
+    assert len(shell.user_ns["r1"].subgraph.edges) == 3 and shell.user_ns["r1"].records[0]["r"]["properties"] == {"type": "K"}
 
 
 def test_a_node_read_twice_is_kept_once(typed):

@@ -200,6 +200,7 @@ class Vocabulary:
         widths: list[list[int]] = []
         apart: list[dict[str, Any]] = []
         number, types, get = self._index, self.types, index.get
+        kinds_seen: dict[str, int] = {}  # type -> its index, for this call (the list only grows meanwhile)
         for edge in edges:
             source, target = get(edge.source), get(edge.target)
             if source is None or target is None:
@@ -209,7 +210,10 @@ class Vocabulary:
             ids.append(edge.id)
             sources.append(source)
             targets.append(target)
-            kinds.append(number(types, edge.type))
+            kind = kinds_seen.get(edge.type)
+            if kind is None:
+                kind = kinds_seen[edge.type] = number(types, edge.type)
+            kinds.append(kind)
             if edge.id in marked:
                 lit.append(at)
             if groups and (width := _width(edge, groups)):

@@ -66,6 +66,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     _key = traitlets.Unicode("").tag(sync=True)
     #: The base graph as gzip-compressed JSON (a binary buffer: ~6x smaller on the wire and in saved
     #: notebooks than the JSON, which nbformat would also indent); ``graph`` is the same payload, decoded.
+    #: Level 1: at 10k nodes 4.8 ms instead of level 3's 8.6 ms, while the first frame waits, for 6% more bytes.
     graph_gz = traitlets.Bytes(b"").tag(sync=True)
     revision = traitlets.Int(0).tag(sync=True)
     selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -116,7 +117,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self._log, self._undo = [], []
         self._counts = counts
         graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
-        packed = gzip.compress(compact_json(graph), compresslevel=3, mtime=0)
+        packed = gzip.compress(compact_json(graph), compresslevel=1, mtime=0)
         with self.hold_sync():
             self.settings = {**self._expander_settings(self._expander), "caption": self.caption_property}
             self.graph_gz = packed

@@ -21,6 +21,7 @@ from gestaltdb.cypher_ast import (
 )
 from langchain_gestaltdb import ReadOnlyQueryError
 
+from .. import display
 from ..errors import GestaltError, map_full, storage_problem
 from ..graph import ids, names
 from ..graph.subgraph import building
@@ -163,6 +164,7 @@ def _execute(connection: Connection, prepared: Prepared, params: dict[str, Any],
 
         def read():
             records, rewrite = untyped.run_read(graph, prepared, params, write)
+            display.free_after_cell(records)  # read into Rows below; freed once the output is out
             return (reading.rows(records, row_limit), len(records) > row_limit), rewrite
 
         with building():  # outside run_within: a budget's stop never lands between pausing and resuming the collector

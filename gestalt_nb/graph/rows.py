@@ -121,6 +121,23 @@ class _Reader:
             return {key: self.value(item, depth + 1) for key, item in value.items()}
         return normalize(value, _depth=depth)  # the adapter's conversion, or its error
 
+    def fresh(self, value: Any) -> Any:
+        """``value(value, 1)`` for a row's value not met before: a relationship holding only its type between two
+        ids (most rows of a pattern read) is made here directly, as ``edge`` makes it, and a node goes straight to
+        ``node``; anything else goes to ``value``."""
+        if type(value) is EngineEdge and self.same_state:
+            edge_id, source, target, given = value._id, value.source, value.target, value.properties
+            if (type(edge_id) is str and type(source) is str and type(target) is str and type(given) is dict and len(given) == 1
+                    and type(kind := given.get("type")) is str and edge_id not in self.edges):
+                kind, ids = _intern(kind), self.ids
+                edge = self.seen[id(value)] = self.edges[edge_id] = _edge(
+                    edge_id, ids.setdefault(source, source), ids.setdefault(target, target), kind, {"type": kind})
+                return edge
+        if type(value) is EngineNode:
+            node = self.seen[id(value)] = self.node(value, 1)
+            return node
+        return self.value(value, 1)
+
     def entity(self, value: Any, depth: int) -> Any:
         if isinstance(value, EngineNode):
             return self.node(value, depth)
@@ -223,14 +240,15 @@ class Rows(Sequence):
 
     @staticmethod
     def _read(reader: _Reader, keys: tuple[str, ...], records: list[Any], items: list[Any]) -> None:
-        value, known = reader.value, reader.seen.get  # a plain value as it is, an engine object met before: with no call
+        value, known, fresh = reader.value, reader.seen.get, reader.fresh  # a plain value as it is, an engine object met before: with no call
         width, scalars = len(keys), _SCALARS
+        plain = all(type(key) is str for key in keys)
         for record in records:
-            if type(record) is not dict or not all(type(key) is str for key in record):
+            if type(record) is dict and len(record) == width and plain and tuple(record) == keys:
+                items.append(tuple([item if type(item) in scalars else known(id(item)) or fresh(item) for item in record.values()]))
+            elif type(record) is not dict or not all(type(key) is str for key in record):
                 items.append(normalize(record))  # not a plain row: the adapter's JSON, as before
                 reader.exact = False
-            elif len(record) == width and tuple(record) == keys:
-                items.append(tuple([item if type(item) in scalars else known(id(item)) or value(item, 1) for item in record.values()]))
             else:
                 items.append({key: value(item, 1) for key, item in record.items()})
 

@@ -34,6 +34,9 @@ def register(shell: Any) -> None:
     for callback in (guard_interrupts, display.before_cell):
         if callback not in shell.events.callbacks["pre_run_cell"]:
             shell.events.register("pre_run_cell", callback)
+    if display.after_cell not in shell.events.callbacks["post_run_cell"]:
+        shell.events.register("post_run_cell", display.after_cell)
+    display._after_cell_hooked = True
     completion.register(shell)  # the Cypher completer, once (a reload replaces it and undoes what it silenced)
     editor.register(shell)  # the Cypher editor's comm target (replaced on a reload)
     if any(isinstance(item, GestaltMagic) for item in shell.configurables):
