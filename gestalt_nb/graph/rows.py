@@ -122,20 +122,12 @@ class _Reader:
         return normalize(value, _depth=depth)  # the adapter's conversion, or its error
 
     def fresh(self, value: Any) -> Any:
-        """``value(value, 1)`` for a row's value not met before: a relationship holding only its type between two
-        ids (most rows of a pattern read) is made here directly, as ``edge`` makes it, and a node goes straight to
-        ``node``; anything else goes to ``value``."""
-        if type(value) is EngineEdge and self.same_state:
-            edge_id, source, target, given = value._id, value.source, value.target, value.properties
-            if (type(edge_id) is str and type(source) is str and type(target) is str and type(given) is dict and len(given) == 1
-                    and type(kind := given.get("type")) is str and edge_id not in self.edges):
-                kind, ids = _intern(kind), self.ids
-                edge = self.seen[id(value)] = self.edges[edge_id] = _edge(
-                    edge_id, ids.setdefault(source, source), ids.setdefault(target, target), kind, {"type": kind})
-                return edge
-        if type(value) is EngineNode:
-            node = self.seen[id(value)] = self.node(value, 1)
-            return node
+        """``value(value, 1)`` for a row's value not met before: a relationship or a node goes straight to ``edge`` /
+        ``node`` (most values of a pattern read), anything else to ``value``."""
+        kind = type(value)
+        if kind is EngineEdge or kind is EngineNode:
+            made = self.seen[id(value)] = self.edge(value, 1) if kind is EngineEdge else self.node(value, 1)
+            return made
         return self.value(value, 1)
 
     def entity(self, value: Any, depth: int) -> Any:
