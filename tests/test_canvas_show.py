@@ -366,6 +366,26 @@ def test_radial_circular_and_grid_place_nodes_by_their_geometry(page):
     page.shot("layout-grid")
 
 
+def test_radial_roots_at_the_node_with_most_neighbours_not_most_relationships(page):
+    """Six parallel relationships p -> q (and one q -> p) make p the node with most relationships, c (four
+    neighbours) the one with most neighbours: radial without a root rings the graph around c, one hop away
+    l1, l2, l3 and p on one ring, q further out."""
+    edges = [("c", leaf, "HAS") for leaf in ("l1", "l2", "l3")] + [("c", "p", "HAS")]
+    edges += [("p", "q", "SENT")] * 6 + [("q", "p", "SENT")]
+    sg = graph([(key, "Thing", {"name": key}) for key in ("c", "l1", "l2", "l3", "p", "q")], edges)
+    assert len(sg.edges) == 11
+    canvas = GraphCanvas(sg)
+    page.mount(canvas)
+    page.settled(30)
+    canvas.layout("radial")
+    pos = page.settled(10)
+    away = {k: math.dist((pos[k]["x"], pos[k]["y"]), (pos["c"]["x"], pos["c"]["y"])) for k in pos}
+    ring = [away[k] for k in ("l1", "l2", "l3", "p")]
+    assert min(ring) > 4 and max(ring) - min(ring) <= 0.02 * max(ring) + 0.5, away
+    assert away["q"] > max(ring) + 4, away
+    assert not no_overlap(page, pos)
+
+
 def test_injection_values_as_colour_categories_stay_text(page):
     corpus = ["<img src=x onerror=alert(1)>", "</script><script>alert(1)</script>", '"><svg onload=alert(1)>', "javascript:alert(1)"]
     sg = graph([(f"x{i}", "T", {"name": v, "kind": v}) for i, v in enumerate(corpus)], [("x0", "x1", "R")])

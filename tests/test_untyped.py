@@ -10,7 +10,7 @@ from gestaltdb.cypher import parse_ast
 from gestaltdb.graphdb import Edge, GraphDB, Node
 from langchain_gestaltdb import GestaltDBGraph
 
-from gestalt_nb.cypher import untyped
+from gestalt_nb.cypher import reading, untyped
 
 TYPES = ("KNOWS", "LIKES", "WORKS_AT", "__internal")
 
@@ -151,6 +151,35 @@ def test_the_types_and_the_query_share_one_snapshot(tmp_path):
     after, rewrite = untyped.read(graph, found, None)
     assert "LATE" in rewrite.types and {"t": "LATE"} .items() <= next(r for r in after if r["t"] == "LATE").items()
     assert _rows(after) == _rows(graph.query_read_only(query))
+
+
+def test_a_read_without_untyped_hops_also_runs_in_one_snapshot(tmp_path):
+    """``reading.read_only`` (every read the magic makes without a rewrite) pins one snapshot, as the engine's own
+    default read does: a write committed while it reads is not in its rows, and is in the next read's."""
+    graph = _graph(tmp_path / "g", 10)
+    db = graph.graph
+    query = "MATCH (n:P) RETURN n.k AS k"
+    with reading.snapshot(graph) as pinned:
+        db.put_node(Node("late", labels=["P"], properties={"k": 99}))  # commits now, outside the snapshot
+        inside = pinned.query_read_only(query, read_snapshot=False)
+    assert type(pinned) is GestaltDBGraph and all(row["k"] != 99 for row in inside)
+    after = reading.read_only(graph, query, None)
+    assert {"k": 99} in after and _rows(after) == _rows(graph.query_read_only(query))
+    with reading.snapshot(reading.EngineReads(db)) as pinned:  # engine records stay unconverted
+        assert isinstance(pinned.query_read_only(query, read_snapshot=False), reading.EngineRecords)
+
+
+def test_an_adapter_subclass_reads_through_its_own_method(tmp_path):
+    graph = _graph(tmp_path / "g", 11)
+
+    class Own(GestaltDBGraph):
+        def query_read_only(self, query, params=None, **options):
+            return [{"own": query}]
+
+    assert reading.read_only(Own(graph.graph), "MATCH (n) RETURN n", None) == [{"own": "MATCH (n) RETURN n"}]
+    with pytest.raises(Exception, match="(?i)read"):
+        reading.read_only(graph, "CREATE (n:X) RETURN n", None)
+    assert graph.query_read_only("MATCH (n:X) RETURN count(n) AS c") == [{"c": 0}]
 
 
 def test_typed_patterns_writes_and_plain_queries_are_left_alone(tmp_path):

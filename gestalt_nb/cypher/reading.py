@@ -10,6 +10,8 @@ version no longer route its read through ``self.query``, the JSON it returns is 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from langchain_gestaltdb import GestaltDBGraph
@@ -36,6 +38,33 @@ def reader(adapter: Any) -> Any:
     if isinstance(adapter, EngineReads) or type(adapter) is not GestaltDBGraph:
         return adapter
     return EngineReads(adapter.graph)
+
+
+@contextmanager
+def snapshot(adapter: Any) -> Iterator[Any]:
+    """The adapter over one LMDB read snapshot of its database, or None when its store keeps none.
+
+    The adapter's class (``EngineReads`` stays ``EngineReads``; any other class reads as ``GestaltDBGraph``) over the
+    snapshot's own ``GraphDB``, to be read with ``read_snapshot=False``: the same pinned snapshot the engine's default
+    read takes, without the read-only facade the engine puts in front of it, which every storage call of the query
+    then passes through (~13% of a 20,000-row read; the read was validated read-only before it runs either way).
+    """
+    db = adapter.graph
+    if not getattr(db.store, "supports_read_snapshots", False):
+        yield None
+        return
+    with db.current_read_view(capture_provenance=False) as view:
+        yield (type(adapter) if isinstance(adapter, EngineReads) else GestaltDBGraph)(view._graph)
+
+
+def read_only(adapter: Any, text: str, params: dict[str, Any] | None, allowed_procedures: Collection[str] = ()) -> list[Any]:
+    """``adapter.query_read_only`` in one snapshot (``snapshot``); an adapter subclass of someone else's reads as it is."""
+    if not (isinstance(adapter, EngineReads) or type(adapter) is GestaltDBGraph):
+        return adapter.query_read_only(text, params, allowed_procedures=allowed_procedures)
+    with snapshot(adapter) as pinned:
+        if pinned is None:
+            return adapter.query_read_only(text, params, allowed_procedures=allowed_procedures)
+        return pinned.query_read_only(text, params, allowed_procedures=allowed_procedures, read_snapshot=False)
 
 
 def rows(records: list[Any], limit: int, *, write: bool = False) -> Rows:

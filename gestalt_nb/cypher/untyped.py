@@ -38,7 +38,7 @@ from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, P
 from ..graph.catalog import skip_scan
 from ..options import settings
 from .ast_text import walk
-from .reading import EngineReads
+from .reading import read_only, snapshot
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
 #: --types-sweep, 10k nodes / 30k relationships): the alternation's cost grows with the number of
@@ -101,7 +101,7 @@ def run_read(adapter: Any, prepared: Any, params: dict[str, Any], write: bool) -
     """The read ``query.run`` makes: ``query_read_only`` (``query`` with --write), untyped hops rewritten."""
     found = find_in(prepared.text) if prepared.untyped and not write and settings.rewrite_untyped else None
     if found is None:
-        return (adapter.query if write else adapter.query_read_only)(prepared.text, params), None
+        return (adapter.query(prepared.text, params) if write else read_only(adapter, prepared.text, params)), None
     return read(adapter, found, params)
 
 
@@ -330,19 +330,13 @@ def read(adapter: Any, untyped: Untyped, params: dict[str, Any] | None, allowed_
     The type list and the query share one read transaction (``current_read_view``); the adapter's
     read-only check (``query_read_only``) still parses and validates the text that runs.
     """
-    from langchain_gestaltdb import GestaltDBGraph
-
-    db = adapter.graph
-    if not getattr(db.store, "supports_read_snapshots", False):
-        rewrite = Rewrite(untyped.text, reason=f"the {type(db.store).__name__} backend has no read snapshot to read the types in")
-        return adapter.query_read_only(untyped.text, params, allowed_procedures=allowed_procedures), rewrite
-    with db.current_read_view(capture_provenance=False) as view:
-        pinned = view._graph  # the GraphDB bound to this snapshot's store
-        rewrite = decide(untyped, pinned)
-        same = type(adapter) if isinstance(adapter, EngineReads) else GestaltDBGraph  # engine records stay unconverted
-        records = same(pinned).query_read_only(
-            rewrite.text, params, allowed_procedures=allowed_procedures, read_snapshot=False
-        )
+    with snapshot(adapter) as pinned:
+        if pinned is None:
+            store = type(adapter.graph.store).__name__
+            rewrite = Rewrite(untyped.text, reason=f"the {store} backend has no read snapshot to read the types in")
+            return adapter.query_read_only(untyped.text, params, allowed_procedures=allowed_procedures), rewrite
+        rewrite = decide(untyped, pinned.graph)
+        records = pinned.query_read_only(rewrite.text, params, allowed_procedures=allowed_procedures, read_snapshot=False)
     return records, rewrite
 
 
@@ -389,8 +383,10 @@ def rewriting(adapter: Any) -> Any:
                 found = find_in(query) if parsed is not None and not _writes(parsed) else None
             except Exception:
                 pass  # the adapter's own check reports what is wrong with the text
-            if found is None or read_snapshot is not None or not settings.rewrite_untyped:
+            if read_snapshot is not None:
                 return adapter.query_read_only(query, params, allowed_procedures=allowed_procedures, read_snapshot=read_snapshot)
+            if found is None or not settings.rewrite_untyped:
+                return read_only(adapter, query, params, allowed_procedures)
             return read(adapter, found, params, tuple(allowed_procedures))[0]
 
         def __getattr__(self, name: str) -> Any:

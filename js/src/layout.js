@@ -3,7 +3,7 @@
 // layout for nodes added by a delta (old nodes fixed).
 import fa2WorkerFunction from "graphology-layout-forceatlas2/webworker.js";
 import iterate from "graphology-layout-forceatlas2/iterate.js";
-import { pivotMDS } from "./layouts/mds.js";
+import { csr, pivotMDS } from "./layouts/mds.js";
 
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 const PPN = 10; // FA2 node matrix stride
@@ -24,27 +24,28 @@ function spiral(i, s) {
 // matrices round-trip them unchanged). With `mds`, components of MDS_MIN nodes or
 // more start from pivot MDS (returns false, writing nothing, when there is none).
 export function startPositions(graph, { mds = false } = {}) {
-  const seen = new Set();
-  const nodes = graph.nodes();
-  const deg = new Map();
-  for (const n of nodes) deg.set(n, graph.degree(n));
-  nodes.sort((a, b) => deg.get(b) - deg.get(a));
+  const keys = graph.nodes();
+  const { off, adj } = csr(graph, keys);
+  const deg = keys.map((k) => graph.degree(k));
+  const order = keys.map((k, i) => i).sort((a, b) => deg[b] - deg[a]);
+  const seen = new Uint8Array(keys.length);
   const comps = [];
   const singles = [];
-  for (const root of nodes) {
-    if (seen.has(root)) continue;
-    seen.add(root);
+  for (const root of order) {
+    if (seen[root]) continue;
+    seen[root] = 1;
     const comp = [root];
     for (let i = 0; i < comp.length; i++) {
-      graph.forEachNeighbor(comp[i], (m) => {
-        if (!seen.has(m)) {
-          seen.add(m);
+      for (let e = off[comp[i]]; e < off[comp[i] + 1]; e++) {
+        const m = adj[e];
+        if (!seen[m]) {
+          seen[m] = 1;
           comp.push(m);
         }
-      });
+      }
     }
-    if (comp.length === 1) singles.push(root);
-    else comps.push(comp);
+    if (comp.length === 1) singles.push(keys[root]);
+    else comps.push(comp.map((i) => keys[i]));
   }
   if (singles.length) comps.push(singles);
   comps.sort((a, b) => b.length - a.length);
@@ -111,8 +112,7 @@ export function fa2Settings(order) {
 
 // Connected components as lists of indices into `nodes`, largest first.
 function components(graph, nodes) {
-  const index = new Map();
-  nodes.forEach((n, i) => index.set(n, i));
+  const { off, adj } = csr(graph, nodes);
   const comp = new Int32Array(nodes.length).fill(-1);
   const out = [];
   for (let r = 0; r < nodes.length; r++) {
@@ -121,13 +121,13 @@ function components(graph, nodes) {
     const list = [r];
     comp[r] = id;
     for (let k = 0; k < list.length; k++) {
-      graph.forEachNeighbor(nodes[list[k]], (m) => {
-        const j = index.get(m);
-        if (j !== undefined && comp[j] < 0) {
+      for (let e = off[list[k]]; e < off[list[k] + 1]; e++) {
+        const j = adj[e];
+        if (comp[j] < 0) {
           comp[j] = id;
           list.push(j);
         }
-      });
+      }
     }
     out.push(list);
   }

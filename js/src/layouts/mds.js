@@ -2,22 +2,47 @@
 // graphs at once (a lattice comes out as a lattice). Graph distances from k
 // pivots, double-centred, the top two eigenvectors of CᵀC by power iteration.
 
-// CSR adjacency (undirected) over `keys` (a component): {off, adj}
+// CSR adjacency (undirected: each neighbour once, no self-loop) over `keys`: {off, adj, idx}. One pass over the
+// relationships leaving each key, then each node's list cut to distinct neighbours (parallel relationships, and a
+// pair joined both ways, repeat them).
 export function csr(graph, keys) {
+  const n = keys.length;
   const idx = new Map();
-  keys.forEach((k, i) => idx.set(k, i));
-  const lists = keys.map(() => []);
-  keys.forEach((k, i) => {
-    graph.forEachNeighbor(k, (m) => {
-      const j = idx.get(m);
-      if (j !== undefined && j !== i) lists[i].push(j);
+  for (let i = 0; i < n; i++) idx.set(keys[i], i);
+  const ends = [];
+  const count = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    graph.forEachOutEdge(keys[i], (e, a, s, t) => {
+      const j = idx.get(t);
+      if (j === undefined || j === i) return;
+      ends.push(i, j);
+      count[i]++;
+      count[j]++;
     });
-  });
-  const off = new Int32Array(keys.length + 1);
-  for (let i = 0; i < keys.length; i++) off[i + 1] = off[i] + lists[i].length;
-  const adj = new Int32Array(off[keys.length]);
-  lists.forEach((l, i) => adj.set(l, off[i]));
-  return { off, adj, idx };
+  }
+  const at = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) at[i + 1] = at[i] + count[i];
+  const all = new Int32Array(at[n]);
+  const fill = at.slice(0, n);
+  for (let k = 0; k < ends.length; k += 2) {
+    const i = ends[k], j = ends[k + 1];
+    all[fill[i]++] = j;
+    all[fill[j]++] = i;
+  }
+  const off = new Int32Array(n + 1);
+  const adj = new Int32Array(at[n]);
+  const mark = new Int32Array(n).fill(-1);
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    for (let e = at[i]; e < at[i + 1]; e++) {
+      const j = all[e];
+      if (mark[j] === i) continue;
+      mark[j] = i;
+      adj[m++] = j;
+    }
+    off[i + 1] = m;
+  }
+  return { off, adj: adj.subarray(0, m), idx };
 }
 
 let queue = new Int32Array(0);
