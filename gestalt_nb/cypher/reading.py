@@ -6,6 +6,8 @@ is the adapter's own class over the same database with only ``query`` changed: i
 engine's records as they are (``EngineRecords``), so every read still passes the adapter's own
 ``query_read_only`` check first, and ``graph.rows.Rows`` converts what is read. Should an adapter
 version no longer route its read through ``self.query``, the JSON it returns is used as it is.
+
+Reads run in one LMDB snapshot pinned here (``snapshot``, ``read_only``), over the snapshot's own ``GraphDB``.
 """
 
 from __future__ import annotations
