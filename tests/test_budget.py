@@ -160,6 +160,33 @@ def test_a_kernel_interrupt_stops_the_query_and_leaves_no_thread_computing(shell
     assert_usable(shell)
 
 
+def test_an_interrupt_swallowed_inside_the_read_is_sent_again_and_still_stops_it():
+    """A KeyboardInterrupt can land where it is lost: in a ``__del__`` or weakref callback the collector runs,
+    or a library's ``except BaseException``. The Stop button must work all the same: the watchdog resends it."""
+    from gestalt_nb.cypher.budget import Budget, run_within
+
+    swallowed = []
+
+    def work():
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                while time.monotonic() < deadline:
+                    sum(range(10_000))
+                return "ran to the end"
+            except KeyboardInterrupt:  # swallowed, as a finalizer or a careless library would
+                swallowed.append(time.monotonic())
+
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    started = time.monotonic()
+    with pytest.raises(QueryInterrupted, match="the query was stopped after"):
+        run_within(work, Budget(timeout=30, memory=1 << 40))
+    timer.join()
+    assert swallowed, "the first interrupt was not delivered into the read"
+    assert time.monotonic() - started < 0.3 + SLACK and running() == 0
+
+
 # -- agent tools ----------------------------------------------------------------------------------
 
 

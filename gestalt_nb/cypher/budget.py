@@ -141,6 +141,14 @@ class _Run:
             self.state, self.sent = "stopping", time.monotonic()
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.ident), ctypes.py_object(_Stop))
 
+    def interrupted(self) -> None:
+        """A kernel interrupt reached this run's own thread: its KeyboardInterrupt is the first stop. Marked as
+        sent, so that if it is swallowed (raised inside a ``__del__``, a weakref callback or a library's
+        ``except BaseException``) the watchdog sends a stop after ``RESEND`` and the interrupt is never lost."""
+        with self.lock:
+            if self.state == "running":
+                self.kind, self.state, self.sent = "interrupted", "stopping", time.monotonic()
+
     def finish(self) -> bool:
         """Mark the read finished (from its own thread); True if a stop had been sent."""
         with self.lock:
@@ -282,6 +290,7 @@ def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query"
     """
     if not getattr(sys.unraisablehook, "gestalt_quiet", False):
         sys.unraisablehook = _quiet_stops(sys.unraisablehook)
+    guard_interrupts()  # a plain Python call (outside a cell's pre_run_cell hook) is guarded too
     run = _Run(budget)
     try:
         ok, value = _guarded(run, work)
@@ -300,6 +309,8 @@ def run_within(work: Callable[[], T], budget: Budget, *, describe: str = "query"
     if value is None:
         kind = run.kind or "interrupted"
         release()
+        if kind == "interrupted" and run.ident == threading.main_thread().ident:  # a resent interrupt: still an interrupt
+            raise QueryInterrupted(f"the {describe} was stopped after {usage.elapsed:.1f} s; the database is unchanged and usable.") from None
         raise BudgetExceeded(_message(kind, budget, usage, describe), kind=kind, budget=budget, usage=usage)
     raise value
 
@@ -315,11 +326,16 @@ def release() -> None:
 
 
 def stop_all() -> int:
-    """Stop every read running on another thread (agent tools, after a kernel interrupt); how many."""
+    """Stop every read running on another thread (agent tools, after a kernel interrupt); how many. A read on
+    this thread gets the interrupt itself, and is marked so that the watchdog resends it if it is swallowed."""
     here = threading.get_ident()
-    runs = [run for run in _WATCHDOG.current() if run.ident != here]  # this thread gets the interrupt itself
-    for run in runs:
-        run.stop("interrupted")
+    runs = []
+    for run in _WATCHDOG.current():
+        if run.ident == here:
+            run.interrupted()
+        else:
+            run.stop("interrupted")
+            runs.append(run)
     return len(runs)
 
 
