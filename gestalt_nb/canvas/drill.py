@@ -22,6 +22,11 @@ class GroupExpander:
 
     def __init__(self, result: Any, members: Callable[[Any, str], Any] | None, *, max_nodes: int = 200) -> None:
         self.result, self.members, self.max_nodes = result, members, max_nodes
+        #: the levels opened on this canvas, by their super-nodes' prefix (the top one included)
+        self.levels: dict[str, Any] = {result.prefix: result}
+
+    def level_of(self, group: dict[str, Any]) -> Any:
+        return self.levels.get(group.get("level", self.result.prefix), self.result)
 
     def __call__(self, canvas: Any, node_id: str) -> dict[str, int] | None:
         group = canvas.subgraph.groups.get(node_id)
@@ -30,11 +35,19 @@ class GroupExpander:
         return self.drill(canvas, node_id, group)
 
     def drill(self, canvas: Any, node_id: str, group: dict[str, Any]) -> dict[str, int] | None:
+        result = self.level_of(group)
+        top = group.get("top", group["group"])
         try:
-            members = self.result.drill_subgraph(group["group"], self.max_nodes, offset=group.get("offset", 0))
+            members = self._sub_groups(result, group) or result.drill_subgraph(group["group"], self.max_nodes, offset=group.get("offset", 0))
         except GestaltError as exc:
             canvas.say(str(exc), "error")
             return None
+        for info in members.groups.values():  # its "N more" and sub-groups fold back with the top group they are in
+            info["top"] = top
+            if result is not self.result:
+                info.setdefault("level", result.prefix)
+        members.edges = {key: edge for key, edge in members.edges.items()
+                         if all(end in members.nodes or (end in canvas.subgraph.nodes and end != node_id) for end in (edge.source, edge.target))}
         node = canvas.subgraph.nodes[node_id]
         edges = {key: edge for key, edge in canvas.subgraph.edges.items() if node_id in (edge.source, edge.target)}
 
@@ -45,7 +58,30 @@ class GroupExpander:
         added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back)
         canvas.remove([node_id])
         canvas.subgraph.groups.pop(node_id, None)
+        if any("level" in info and key in members.nodes for key, info in members.groups.items()) and "offset" not in group:
+            where = " › ".join([*result.trail, result.caption(group["group"])])
+            canvas.say(f"{where}: {sum(key in members.groups for key in members.nodes):,} groups inside; double-click one to go down, "
+                       "Collapse to fold them back.")
         return added
+
+    def _sub_groups(self, result: Any, group: dict[str, Any]) -> Any:
+        """A group bigger than the members drawn at a time opens into the groups inside it (``within``), when it has
+        two or more; None otherwise (its members are drawn)."""
+        if "offset" in group or group.get("size", 0) <= self.max_nodes or result.special(group["group"]):
+            return None
+        from ..grouped.levels import opened  # deferred: the overview's modules load with the first overview
+
+        try:
+            level = result.within(group["group"])
+        except GestaltError:
+            return None
+        if level.group_count < 2:
+            return None
+        self.levels[level.prefix] = level
+        part = opened(result, group["group"], level)
+        for info in part.groups.values():
+            info["level"] = level.prefix
+        return part
 
 
 def drill(canvas: Any, group: Any) -> dict[str, int] | None:
@@ -70,7 +106,7 @@ def collapse(canvas: Any, group: Any) -> int:
     groups = result.group_of(drawn).to_numpy() if drawn else []
     members = [node_id for node_id, found in zip(drawn, groups) if found == number]
     super_node = result.subgraph.nodes[result.node_id(number)]
-    more = [key for key, info in canvas.subgraph.groups.items() if info.get("group") == number and key != super_node.id]
+    more = [key for key, info in canvas.subgraph.groups.items() if info.get("top", info.get("group")) == number and key != super_node.id]
     if not members and not more:
         return 0
     back = type(canvas.subgraph)(nodes={super_node.id: super_node}, groups={super_node.id: result.subgraph.groups[super_node.id]})
@@ -92,7 +128,7 @@ def collapse_selected(canvas: Any, node_ids: list[str]) -> int:
         return 0
     result, groups = expander.result, canvas.subgraph.groups
     members = [node_id for node_id in node_ids if node_id not in groups]
-    numbers = {int(groups[node_id]["group"]) for node_id in node_ids if node_id in groups}
+    numbers = {int(groups[node_id].get("top", groups[node_id]["group"])) for node_id in node_ids if node_id in groups}
     if members:
         numbers.update(int(found) for found in result.group_of(members).to_numpy() if found >= 0)
     folded = sum(collapse(canvas, number) for number in sorted(numbers))

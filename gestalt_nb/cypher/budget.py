@@ -370,7 +370,7 @@ def running() -> int:
 
 _RAISE = {
     ("cell", "time"): "raise it with --timeout SECONDS on the cell or %config GestaltMagic.timeout = SECONDS",
-    ("cell", "memory"): "raise it with --memory-limit SIZE (e.g. 4GiB) on the cell or %config GestaltMagic.memory_limit = '4GiB'",
+    ("cell", "memory"): "raise it with --memory-limit SIZE (e.g. {more}) on the cell or %config GestaltMagic.memory_limit = '{more}'",
     ("tool", "time"): "ask for less (a LIMIT inside, a label, typed relationships, fewer hops); the application sets the budget (tool_timeout)",
     ("tool", "memory"): "ask for less (a LIMIT inside, a label, typed relationships, fewer hops); the application sets the budget (tool_memory_limit)",
 }
@@ -385,8 +385,14 @@ def _message(kind: str, budget: Budget, usage: Usage, describe: str) -> str:
         what = f"grew the process by {size(usage.memory_peak)}, over its memory budget of {size(budget.memory)}"
     return (
         f"Stopped: the {describe} {what} (stopped after {usage.elapsed:.1f} s). Nothing was returned; the "
-        f"database is unchanged and usable. To let it run, {_RAISE[(budget.scope, kind)]}."
+        f"database is unchanged and usable. To let it run, {_RAISE[(budget.scope, kind)].format(more=raised(budget.memory))}."
     )
+
+
+def raised(memory: int) -> str:
+    """A memory budget to suggest over ``memory``: 4GiB, or twice the budget when that is not more."""
+    suggested = max(4 * 1024**3, 2 * memory)
+    return f"{suggested // 1024**3}GiB" if suggested % 1024**3 == 0 else size(suggested).replace(" ", "")
 
 
 def over_budget_up_front(items: int, budget: Budget, describe: str) -> BudgetExceeded | None:

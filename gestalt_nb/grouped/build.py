@@ -14,7 +14,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
-from ..cypher.budget import Budget, BudgetExceeded, Usage, resident, run_within, size
+from ..cypher.budget import Budget, BudgetExceeded, Usage, raised, resident, run_within, size
 from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
@@ -128,7 +128,7 @@ def _drawn(copy: compacts.Compact, key: tuple, result: OverviewResult) -> None:
 
 
 #: What an overview computes once per copy and grouping (``OverviewResult``'s cached properties), reused by the next.
-REUSED = {"prefix", "_label_counts", "_type_counts", "sizes", "groups", "links", "membership", "_tops"}
+REUSED = {"prefix", "_label_counts", "_type_counts", "sizes", "groups", "links", "membership", "_tops", "_member_names", "naming"}
 
 #: The progress bar's share (of ``STEPS``) for reading, then for grouping; summarising has the rest.
 READ_SHARE, GROUP_SHARE = 40, 50
@@ -163,18 +163,27 @@ def _watching(progress: Progress, budget: Budget) -> Callable[[int, float], None
             raise BudgetExceeded(
                 f"Stopped: the overview's community detection grew to {size(used)} (its process and the kernel's growth), over "
                 f"its memory budget of {size(budget.memory)} (stopped after {time.monotonic() - started:.1f} s). Nothing was "
-                "returned; the database is unchanged and usable. To let it run, raise it with --memory-limit SIZE (e.g. 4GiB) "
-                "on the cell or %config GestaltMagic.memory_limit = '4GiB'.",
+                f"returned; the database is unchanged and usable. To let it run, raise it with --memory-limit SIZE (e.g. {raised(budget.memory)}) "
+                f"on the cell or %config GestaltMagic.memory_limit = '{raised(budget.memory)}'.",
                 kind="memory", budget=budget, usage=Usage(time.monotonic() - started, used))
 
     return watch
 
 
-def of_subgraph(subgraph: Any, by: str = "community", *, resolution: float = 1.0, max_groups: int = 300) -> OverviewResult:
-    """The same grouping over a drawn ``Subgraph`` (``%%gcypher --overview``: every node of a query's result)."""
+#: Rows a query's result may have for ``%%gcypher --overview`` to group (the drawing's row limit does not apply).
+QUERY_ROWS = 1_000_000
+
+
+def of_subgraph(subgraph: Any, by: str = "community", *, resolution: float = 1.0, max_groups: int = 300,
+                rows: int | None = None, cut: bool = False) -> OverviewResult:
+    """The same grouping over a drawn ``Subgraph`` (``%%gcypher --overview``: every node of a query's result;
+    ``rows``: how many rows it had, ``cut``: whether the query had more, left out)."""
     _check(by, max_groups, resolution)
     started = time.perf_counter()
     copy = compacts.from_subgraph(subgraph)
     grouping = _group(None, copy, by, resolution, max_groups)
-    notes = [f"The query's result, grouped: {copy.node_count:,} nodes and {copy.edge_count:,} relationships.", *grouping.notes]
+    of = f" of {rows:,} rows" if rows is not None else ""
+    whole = (f"; the query had more than {rows:,} rows, and only these were grouped (raise --limit to group more)" if cut
+             else " (every row)" if rows is not None else "")
+    notes = [f"The query's result, grouped: {copy.node_count:,} nodes and {copy.edge_count:,} relationships{of}{whole}.", *grouping.notes]
     return OverviewResult(copy, grouping, by, None, notes, time.perf_counter() - started)

@@ -95,6 +95,18 @@ class Compact:
     def edge_count(self) -> int:
         return int(self.src.size)
 
+    def induced(self, numbers: np.ndarray) -> Compact:
+        """The copy of nodes ``numbers`` (sorted node integers) and the relationships among them, renumbered 0..k-1
+        in the same order (a group's members, grouped again by ``OverviewResult.within``)."""
+        numbers = np.asarray(numbers, dtype=np.int64)
+        local = np.full(len(self.keys), -1, dtype=np.int64)
+        local[numbers] = np.arange(numbers.size)
+        inside = (local[self.src] >= 0) & (local[self.dst] >= 0)
+        members = [local[found][local[found] >= 0] for found in (numbers_[numbers_ >= 0] for numbers_ in self.label_members)]
+        return Compact([self.keys[int(n)] for n in numbers], list(self.labels), members, local[self.src[inside]].astype(np.int32),
+                       local[self.dst[inside]].astype(np.int32), self.etype[inside], list(self.type_names),
+                       np.ones(numbers.size, dtype=bool), self.state, ordered=self.ordered)
+
     def ids(self, numbers: Any) -> list[str]:
         return [self.keys[int(number)].decode("utf-8") for number in numbers]
 

@@ -16,10 +16,11 @@ Why networkit's ParallelLeiden: on the bench graph (1M nodes, 3M relationships,
 ``bench/bench_overview.py``), on a quiet machine, it gave modularity 0.890 in 4.7 s on two threads
 with two rounds (``ITERATIONS``; three rounds: 0.894 in 6.5 s; one thread: twice the time);
 igraph's Leiden 0.892 in 15.2 s (one thread only), Louvain (``community_multilevel``) 0.815 and
-slower, leidenalg 0.871 and ~10x slower, networkit's PLM 0.82 in 17.7 s. In the kernel it runs on
-one thread with a fixed seed: the same database gives the same communities. The child uses every
-core, where two threads may settle a few borderline nodes differently from run to run; the note's
-modularity says how good the split is.
+slower, leidenalg 0.871 and ~10x slower, networkit's PLM 0.82 in 17.7 s. It runs on one thread (``THREADS``),
+in the kernel and in the child alike, with its graph built on one thread and a fixed seed: the same database
+gives the same communities in every process. (On two threads the moves race, and a graph built on two threads
+orders its neighbours differently from run to run: five fresh processes on a 16k-relationship grid gave
+57/56/56/54/57 groups.)
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -44,15 +46,36 @@ LOOK = 0.05
 SEED = 7
 #: Leiden's rounds (networkit's default is 3; the third gained 0.004 modularity for 40% more time here).
 ITERATIONS = 2
+#: networkit's threads for Leiden, in the kernel and in its process: one, so that the same database gives the same
+#: groups in every process (two threads race and settle borderline nodes differently from run to run).
+THREADS = 1
 #: The peak resident memory (bytes) of the last Leiden process, as it measured itself (for the bench).
 LAST_PROCESS_PEAK = [0]
 
 
-def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float, threads: int = 1) -> tuple[np.ndarray, float]:
+def leiden(src: np.ndarray, dst: np.ndarray, n: int, resolution: float, threads: int = THREADS) -> tuple[np.ndarray, float]:
     """Membership (int32, one per node) and modularity of networkit's Leiden on the undirected graph,
     on ``threads`` threads (0: every core; 1: the same graph gives the same communities)."""
     with _ONE_AT_A_TIME:  # networkit's thread count and seed are global: a stopped overview's thread may still run
-        return _leiden_on(graph_of(src, dst, n), resolution, threads)
+        with _threads(threads):  # the graph too: built on two threads, its neighbour order (and so the groups) varies
+            return _leiden_on(graph_of(src, dst, n), resolution)
+
+
+def weighted_leiden(src: np.ndarray, dst: np.ndarray, weight: np.ndarray, n: int, resolution: float) -> tuple[np.ndarray, float]:
+    """Leiden on the undirected weighted graph ``src[i] - dst[i]`` (``weight[i]``), one thread, seeded: the graph of
+    communities (each pair of communities once, weighted by the relationships between them), grouped again."""
+    from types import SimpleNamespace
+
+    import networkit  # deferred: start-up time
+
+    order = np.lexsort((dst, src))
+    src, dst, weight = np.asarray(src)[order], np.asarray(dst)[order], np.asarray(weight, dtype=np.float64)[order]
+    rows = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=rows[1:])
+    with _ONE_AT_A_TIME, _threads(1):
+        graph = networkit.GraphFromCsr(SimpleNamespace(indptr=rows, indices=dst.astype(np.int64), data=weight, shape=(n, n)),
+                                       directed=False, weighted=True)
+        return _leiden_on(graph, resolution)
 
 
 def graph_of(src: np.ndarray, dst: np.ndarray, n: int) -> Any:
@@ -76,20 +99,32 @@ def graph_of(src: np.ndarray, dst: np.ndarray, n: int) -> Any:
 _ONE_AT_A_TIME = threading.Lock()
 
 
-def _leiden_on(graph: Any, resolution: float, threads: int) -> tuple[np.ndarray, float]:
+@contextmanager
+def _threads(threads: int) -> Iterator[None]:
+    """networkit on ``threads`` threads (0: every core) with the fixed seed, for what runs inside."""
     import networkit
 
     before = networkit.getMaxNumberOfThreads()
     networkit.setNumberOfThreads(threads or os.cpu_count() or 1)
-    networkit.setSeed(SEED, False)  # the same database, the same communities (on one thread)
+    networkit.setSeed(SEED, False)
     try:
-        found = networkit.community.ParallelLeiden(graph, iterations=ITERATIONS, gamma=resolution)
-        found.run()
-        partition = found.getPartition()
-        modularity = networkit.community.Modularity().getQuality(partition, graph) if graph.numberOfEdges() else 0.0
-        return np.asarray(partition.getVector(), dtype=np.int32), float(modularity)
+        yield
     finally:
         networkit.setNumberOfThreads(before)
+
+
+def _leiden_on(graph: Any, resolution: float) -> tuple[np.ndarray, float]:
+    """Leiden on ``graph`` (inside ``_threads``): on one thread, with the graph built on one thread too, the same
+    graph gives the same communities in every process (measured: five fresh processes, one answer; on two threads
+    the moves race and the answer varies)."""
+    import networkit
+
+    networkit.setSeed(SEED, False)
+    found = networkit.community.ParallelLeiden(graph, iterations=ITERATIONS, gamma=resolution)
+    found.run()
+    partition = found.getPartition()
+    modularity = networkit.community.Modularity().getQuality(partition, graph) if graph.numberOfEdges() else 0.0
+    return np.asarray(partition.getVector(), dtype=np.int32), float(modularity)
 
 
 def child_resident(pid: int) -> int:
@@ -314,7 +349,7 @@ def _exactly(stream: Any, count: int) -> bytes:
 
 def _main(folder: str, resolution: str) -> None:
     """The child: the relationships taken as the kernel reads them, the graph made once the last has come, then
-    Leiden on every core."""
+    Leiden (on ``THREADS`` threads)."""
     _die_with_parent()
     import networkit  # noqa: F401 - imported while the kernel still reads
 
@@ -325,10 +360,11 @@ def _main(folder: str, resolution: str) -> None:
         pairs = np.frombuffer(_exactly(stream, 8 * count), np.int32).reshape(2, count)
         sources.append(pairs[0])
         targets.append(pairs[1])
-    graph = graph_of(_joined(sources), _joined(targets), nodes)
-    del sources, targets
-    membership, modularity = _leiden_on(graph, float(resolution), threads=0)
-    del graph
+    with _threads(THREADS):
+        graph = graph_of(_joined(sources), _joined(targets), nodes)
+        del sources, targets
+        membership, modularity = _leiden_on(graph, float(resolution))
+        del graph
     np.save(os.path.join(folder, "membership.npy"), membership)
     with open("/proc/self/status") as status:  # the peak resident set of this process alone (VmHWM, in kB)
         peak = next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)

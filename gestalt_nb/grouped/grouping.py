@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import GestaltError
 from .compact import Compact
-from .detect import Beside, Feeder, communities
+from .detect import Beside, Feeder, communities, weighted_leiden
 
 #: Distinct numeric values up to which a property groups by value; above it, by bins.
 MAX_VALUES = 12
@@ -75,7 +75,8 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
                  watch: Callable[[int, float], None] | None = None, feeder: Feeder | Beside | None = None) -> Grouping:
     """Leiden communities (modularity) of the undirected graph of the kept nodes (``detect``: a big
     graph's in a child process, ``watch`` called while it runs; ``feeder``: the child or thread that was given
-    the relationships while they were read, numbered over every node of the copy)."""
+    the relationships while they were read, numbered over every node of the copy). More communities than fit in
+    ``max_groups`` are grouped themselves (``regions``: Leiden on the graph of communities), not folded into "other"."""
     kept = compact.kept
     numbers = np.flatnonzero(kept)
     if feeder is not None and feeder.fed:
@@ -87,28 +88,69 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
         membership, modularity = communities(local[compact.src], local[compact.dst], int(numbers.size), resolution, watch)
     raw = np.full(kept.size, -1, dtype=np.int64)
     raw[numbers] = membership
-    names = [f"community {number + 1}" for number in range(int(membership.max(initial=-1)) + 1)]
-    notes = []
     alone = kept & (compact.degree == 0)  # each would be a community of one: together they are one group
+    raw[alone] = -1
+    found = int(np.unique(raw[raw >= 0]).size)
+    notes = [f"Communities: Leiden (modularity, resolution {resolution:g}) on the undirected graph, modularity {modularity:.3f}."]
+    raw, rounds = regions(compact, raw, max_groups - 2, resolution)  # room for "no relationships" and "small communities"
+    grouped = int(np.unique(raw[raw >= 0]).size)
+    if rounds:
+        notes.append(f"{found:,} communities are more than max_groups ({max_groups:,}): they are grouped into {grouped:,} groups "
+                     "of communities (Leiden on the graph of communities); .within(group) shows the communities inside one.")
+    names = [f"community {number + 1}" for number in range(int(raw.max(initial=-1)) + 1)]
+    special = _small(compact, raw, names, notes, numbers.size)
     if alone.any():
         raw[alone] = len(names)
         names.append("no relationships")
-    small = max(3, int(numbers.size) // 5000)  # on a big graph, tiny communities (mostly tiny components) are noise
-    if numbers.size >= 1000:
-        sizes = np.bincount(raw[numbers], minlength=len(names))
-        tiny = sizes < small
-        tiny[len(names) - 1] &= not alone.any()
-        if tiny.sum() > 1:
-            chosen = numbers[tiny[raw[numbers]]]
-            raw[chosen] = len(names)
-            names.append("small communities")
-            notes.append(f"{int(tiny.sum()):,} communities of fewer than {small} nodes are drawn as one group, \"small communities\".")
+        notes.append(f"{int(alone.sum()):,} nodes have no relationship: they are one group, \"no relationships\".")
     grouping = _numbered(raw, names, kept, max_groups, notes)
-    grouping.names = [name if name.startswith(("other", "no relationships", "small communities")) else f"community {number + 1}"
-                      for number, name in enumerate(grouping.names)]
-    grouping.notes.insert(0, f"Communities: Leiden (modularity, resolution {resolution:g}) on the undirected graph, "
-                             f"modularity {modularity:.3f}.")
+    grouping.names = [name if name.startswith(("other", "no relationships", "small communities")) or name in special
+                      else f"community {number + 1}" for number, name in enumerate(grouping.names)]
     return grouping
+
+
+def _small(compact: Compact, raw: np.ndarray, names: list[str], notes: list[str], kept: int) -> set[str]:
+    """On a big graph, fold groups of a handful of nodes (mostly tiny components) into one "small communities"
+    group, said in a note that counts what it holds; the special names added."""
+    small = max(3, kept // 5000)
+    if kept < 1000 or not names:
+        return set()
+    sizes = np.bincount(raw[raw >= 0], minlength=len(names))
+    tiny = (sizes > 0) & (sizes < small)
+    if tiny.sum() <= 1:
+        return set()
+    chosen = (raw >= 0) & tiny[np.maximum(raw, 0)]
+    raw[chosen] = len(names)
+    names.append("small communities")
+    notes.append(f"{int(tiny.sum()):,} communities of fewer than {small} nodes ({int(chosen.sum()):,} nodes in all, most of them "
+                 "small separate parts of the graph) are drawn as one group, \"small communities\".")
+    return {"small communities"}
+
+
+def regions(compact: Compact, raw: np.ndarray, room: int, resolution: float) -> tuple[np.ndarray, int]:
+    """Communities grouped into groups of communities while there are more than ``room``: Leiden on the graph whose
+    nodes are the communities, each pair joined once, weighted by the relationships between them (no self-loops: on
+    the communities' own modularity Leiden would merge nothing more). Stops when a round merges nothing (communities
+    that are separate parts of the graph). Returns the grouping and how many rounds ran."""
+    current, rounds = raw.copy(), 0
+    while rounds < 4:
+        inside = current >= 0
+        ids, inverse, _ = dense(current[inside])
+        if ids.size <= room:
+            break
+        current[inside] = inverse
+        count = int(ids.size)
+        a, b = current[compact.src], current[compact.dst]
+        joined = (a >= 0) & (b >= 0) & (a != b)
+        keys, _, weights = dense(np.minimum(a, b)[joined] * count + np.maximum(a, b)[joined], inverse=False)
+        if not keys.size:
+            break
+        grouped, _ = weighted_leiden(keys // count, keys % count, weights, count, resolution)
+        if np.unique(grouped).size >= count:
+            break
+        current[inside] = grouped[current[inside]]
+        rounds += 1
+    return current, rounds
 
 
 def by_label(compact: Compact, *, max_groups: int = 300) -> Grouping:

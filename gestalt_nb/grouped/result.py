@@ -22,6 +22,7 @@ from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
 from .grouping import Grouping, dense
+from .naming import Naming, name_groups
 
 if TYPE_CHECKING:
     from ..session import Connection
@@ -70,6 +71,10 @@ class OverviewResult(Displayable):
     elapsed: float = 0.0
     reused: bool = False
     view_options: dict[str, Any] = field(default_factory=lambda: {"size": "nodes", "caption": "caption"})
+    #: Where this level is: the captions of the groups opened to reach it (empty at the top).
+    trail: tuple[str, ...] = ()
+    #: Its super-nodes' id prefix before making it unique (a level inside group 3 of the top: "group:3/").
+    base_prefix: str = "group:"
 
     # -- what is in each group ----------------------------------------------------------
     @property
@@ -83,7 +88,7 @@ class OverviewResult(Displayable):
     @cached_property
     def prefix(self) -> str:
         """The super-nodes' id prefix, made longer until no node id starts with it."""
-        prefix = "group:"
+        prefix = self.base_prefix
         while self.compact.any_key_starts(prefix.encode("utf-8")):
             prefix = "~" + prefix
         return prefix
@@ -125,17 +130,34 @@ class OverviewResult(Displayable):
         row = self._label_counts[group]
         return self.compact.labels[int(row.argmax())] if row.size and row.max() > 0 else "(no label)"
 
+    def special(self, group: int) -> bool:
+        """A group of our own making ("no relationships", "small communities", "other"): named by what it is."""
+        return self.grouping.names[group].startswith(("other", "no relationships", "small communities"))
+
+    @cached_property
+    def naming(self) -> Naming:
+        """What sets each group apart (communities; a label or property grouping is named by its value already)."""
+        special = [self.by != "community" or self.special(g) for g in range(self.group_count)]
+        read = self._read_nodes if self.connection is not None and not self.connection.closed and self.by == "community" else None
+        return name_groups(self.membership_array, self.sizes, self._label_counts, self.compact.labels, special, self._tops,
+                           self._member_names, read)
+
+    def _read_nodes(self, numbers: np.ndarray) -> list[dict[str, Any]]:
+        ids = self.compact.ids(numbers)
+        found = {raw["id"]: raw for raw in self._live().nodes(ids)}
+        return [found.get(node_id, {}) for node_id in ids]
+
     def caption(self, group: int) -> str:
-        name = self.grouping.names[group]
-        head = self.top_label(group) if self.by == "community" and not name.startswith(("other", "no relationships", "small")) else name
+        head = self.naming.heads[group] or self.grouping.names[group]
         return f"{head} ×{int(self.sizes[group]):,}"
 
     @cached_property
     def groups(self):
-        """One row per group: group, name, size, top label, label mix, relationship types, caption."""
+        """One row per group: group, name, size, top label, label mix, relationship types, caption, what sets it
+        apart (``distinguishing``) and its best-connected members by name (``top_members``)."""
         import pandas as pd
 
-        labels, types = self._label_counts, self._type_counts
+        labels, types, naming = self._label_counts, self._type_counts, self.naming
         rows = []
         for group in range(self.group_count):
             size = int(self.sizes[group])
@@ -143,9 +165,16 @@ class OverviewResult(Displayable):
                 "group": group, "name": self.grouping.names[group], "size": size, "top_label": self.top_label(group),
                 "labels": _mix(labels[group], self.compact.labels, size),
                 "types": _mix(types[group], self.compact.type_names, int(types[group].sum())),
-                "caption": self.caption(group),
+                "caption": self.caption(group), "distinguishing": naming.distinguishing[group], "top_members": naming.members[group],
             })
-        return pd.DataFrame(rows, columns=["group", "name", "size", "top_label", "labels", "types", "caption"])
+        return pd.DataFrame(rows, columns=["group", "name", "size", "top_label", "labels", "types", "caption", "distinguishing", "top_members"])
+
+    def within(self, group: Any, *, max_groups: int = 100) -> OverviewResult:
+        """The communities inside ``group`` (its number or super-node id): Leiden again on its members and the
+        relationships among them, as an ``OverviewResult`` one level down (its ``trail`` says where it is)."""
+        from .levels import within  # the level below: grouping, within the cell's budget
+
+        return within(self, group, max_groups=max_groups)
 
     @cached_property
     def links(self):
@@ -217,17 +246,18 @@ class OverviewResult(Displayable):
     def _super_node(self, group: int, names: dict[int, str]) -> Node:
         labels, types = self._label_counts[group], self._type_counts[group]
         size = int(self.sizes[group])
-        top = ", ".join(f"{names.get(n, self.compact.keys[n].decode())} ({int(self.compact.degree[n])})" for n in self._tops.get(group, []))
+        top = ", ".join(f"{names.get(n, as_loaded(self.compact.keys[n].decode()))} ({int(self.compact.degree[n])})" for n in self._tops.get(group, []))
         properties = {"caption": self.caption(group), "nodes": size, "group": self.grouping.names[group],
                       "labels": _mix(labels, self.compact.labels, size),
                       "relationship types": _mix(types, self.compact.type_names, int(types.sum())),
-                      "highest degree": top}
+                      "highest degree": top, **({"apart": self.naming.distinguishing[group]} if self.naming.distinguishing[group] else {})}
         return Node(self.node_id(group), (self.top_label(group),), properties)
 
     @cached_property
     def _tops(self) -> dict[int, list[int]]:
         return highest_degree(self.membership_array, self.compact.degree, self.group_count)
 
+    @cached_property
     def _member_names(self) -> dict[int, str]:
         """Captions of the groups' highest-degree members (their ``name``, else their id)."""
         numbers = [n for members in self._tops.values() for n in members]
@@ -243,9 +273,10 @@ class OverviewResult(Displayable):
     @cached_property
     def subgraph(self) -> Subgraph:
         """One super-node per group and one super-edge per pair of connected groups, strongest first."""
-        drawn = Subgraph(title=f"Overview by {self.by}: {self.group_count:,} groups of {self.compact.node_count:,} nodes", notes=list(self.notes))
+        where = f"{' › '.join(self.trail)}: " if self.trail else f"Overview by {self.by}: "
+        drawn = Subgraph(title=f"{where}{self.group_count:,} groups of {self.compact.node_count:,} nodes", notes=[*self.notes, *self.naming.notes])
         source, target, apart = self._ends_counted()
-        names = self._member_names()
+        names = self._member_names
         for group in range(self.group_count):
             drawn.add_node(self._super_node(group, names))
             drawn.groups[self.node_id(group)] = {"group": group, "size": int(self.sizes[group])}

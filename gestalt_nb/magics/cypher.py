@@ -54,9 +54,14 @@ class CypherMagics(MagicBase):
             warning = slow_warning(connection, query or "", limit=args.limit)
             if warning:
                 print(warning)
+        limit = args.limit
+        if args.overview and limit is None:  # the row limit cuts what is drawn, not what is grouped
+            from ..grouped.build import QUERY_ROWS  # deferred: keeps %load_ext light
+
+            limit = QUERY_ROWS
         try:
             result = connection.run(
-                query or "", params, write=args.write, limit=args.limit, timeout=args.timeout, memory_limit=args.memory_limit
+                query or "", params, write=args.write, limit=limit, timeout=args.timeout, memory_limit=args.memory_limit
             )
         except GestaltError as exc:
             history.record_failure(connection.alias, query or "", exc, write=args.write)
@@ -77,7 +82,7 @@ class CypherMagics(MagicBase):
         if args.overview:
             from ..grouped.build import of_subgraph  # deferred: keeps %load_ext light
 
-            grouped = of_subgraph(result.subgraph, args.overview)
+            grouped = of_subgraph(result.subgraph, args.overview, rows=len(result), cut=result.truncated)
             grouped.connection = connection  # its members are database nodes: drill and members() read them there
             return self._keep(grouped, args.out)
         return self._keep(result, args.out)
