@@ -25,6 +25,11 @@ class GroupExpander:
         #: the levels opened on this canvas, by their super-nodes' prefix (the top one included)
         self.levels: dict[str, Any] = {result.prefix: result}
 
+    def connection(self) -> Any:
+        """The open connection the overview's members come from (Path looks a path up there), else None."""
+        live = self.result.connection
+        return live if live is not None and not live.closed else None
+
     def level_of(self, group: dict[str, Any]) -> Any:
         return self.levels.get(group.get("level", self.result.prefix), self.result)
 
@@ -89,7 +94,8 @@ def drill(canvas: Any, group: Any) -> dict[str, int] | None:
     expander = canvas.expander
     if not isinstance(expander, GroupExpander):
         raise GestaltError("This canvas draws no overview; drill into groups of gestalt_nb.overview(...) or %goverview.")
-    node_id = group if group in canvas.subgraph.groups else expander.result.node_id(expander.result.group_number(group))
+    hashable = isinstance(group, (str, int)) and not isinstance(group, bool)
+    node_id = group if hashable and group in canvas.subgraph.groups else expander.result.node_id(expander.result.group_number(group))
     if node_id not in canvas.subgraph.groups:
         raise GestaltError(f"Group {group!r} is not drawn as a super-node (already drilled into?); canvas.collapse({group!r}) folds it back.")
     return expander.drill(canvas, node_id, canvas.subgraph.groups[node_id])

@@ -28,7 +28,12 @@ def draw_path(canvas: Any, a: Any, b: Any, **options: Any) -> Any:
 
     Returns the path as a ``QueryResult`` (``.subgraph`` holds it; no path: empty, its notes say why).
     """
-    result = connection_of(canvas).shortest_path(a, b, **options)
+    connection = connection_of(canvas)
+    grouped = [end for end in (a, b) if isinstance(end, str) and end in canvas.subgraph.groups]
+    if grouped:
+        raise GestaltError(f"{grouped[0]!r} is a group of the overview, not a node: double-click it to draw its members, "
+                           "then find a path between two of them.")
+    result = connection.shortest_path(a, b, **options)
     path = result.subgraph
     if not path.nodes:
         canvas.say(" ".join(result.notes) or f"No path from {a!r} to {b!r}.", "warning")

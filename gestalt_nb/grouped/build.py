@@ -47,6 +47,17 @@ def _group(db: Any, copy: compacts.Compact, by: str, resolution: float, max_grou
     return kept[key]
 
 
+def _names(value: Any, what: str) -> list[str] | None:
+    """``labels=`` / ``types=``: None, one name, or a list of names (one clear line otherwise)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple, set, frozenset)) or not value or not all(isinstance(item, str) and item for item in value):
+        raise GestaltError(f"{what} is a list of {what[:-1]} names (e.g. [\"Person\"]), not {value!r}.")
+    return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+
+
 def _check(by: Any, max_groups: Any, resolution: Any) -> None:
     if not isinstance(by, str) or not by:
         raise GestaltError(f"by is 'community', 'label' or a property name, not {by!r}.")
@@ -76,6 +87,7 @@ def overview(
     a stop raises a clear error and draws nothing.
     """
     _check(by, max_groups, resolution)
+    labels, types = _names(labels, "labels"), _names(types, "types")
     db = connection.db
     store = compacts.store_of(db)
     budget = cell_budget(timeout, memory_limit)

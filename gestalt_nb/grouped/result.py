@@ -40,6 +40,13 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
     return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
 
 
+def _whole(value: Any, name: str, low: int) -> int:
+    """A whole-number argument of at least ``low`` (a float, a bool or text is refused, never coerced)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise GestaltError(f"{name} must be a whole number of at least {low}, not {value!r}.")
+    return int(value)
+
+
 def highest_degree(membership: np.ndarray, degree: np.ndarray, count: int, top: int = TOP_MEMBERS) -> dict[int, list[int]]:
     """Each group's ``top`` highest-degree members (ties: in node order; ``membership`` -1: in no group). Only the
     candidates are sorted: the nodes whose degree reaches their group's ``top``-th highest, found from a histogram of
@@ -201,6 +208,8 @@ class OverviewResult(Displayable):
         """The group of each of ``node_ids`` (ids as loaded or stored); -1 for a node outside the overview."""
         import pandas as pd
 
+        if node_ids is None or isinstance(node_ids, (bool, float, dict)) or not isinstance(node_ids, (str, int, list, tuple, set, np.ndarray, pd.Index, pd.Series)):
+            raise GestaltError(f"group_of takes a node id or a list of node ids, not {node_ids!r}.")
         ids = [node_ids] if isinstance(node_ids, (str, int)) else list(node_ids)
         numbers = self.compact.numbers(stored(item) for item in ids)
         groups = np.where(numbers >= 0, self.membership_array[np.maximum(numbers, 0)], -1)
@@ -208,12 +217,14 @@ class OverviewResult(Displayable):
 
     def group_number(self, group: Any) -> int:
         """A group's number from its number or its super-node's id (an error naming the range otherwise)."""
-        if isinstance(group, str) and group.startswith(self.prefix):
-            group = group[len(self.prefix):].split("+", 1)[0]
-        try:
+        number = -1
+        if isinstance(group, str):
+            text = group[len(self.prefix):].split("+", 1)[0] if group.startswith(self.prefix) else group
+            number = int(text) if text.isdigit() else -1
+        elif isinstance(group, (int, np.integer)) and not isinstance(group, (bool, np.bool_)):
             number = int(group)
-        except (TypeError, ValueError):
-            number = -1
+        else:  # 1.5, True, a list: never taken for a group
+            raise GestaltError(f"A group is its number (0 to {self.group_count - 1}) or its super-node's id ({self.node_id(0)!r}), not {group!r}.")
         if not 0 <= number < self.group_count:
             raise GestaltError(f"No group {group!r}: the groups are 0 to {self.group_count - 1} (see .groups).")
         return number
@@ -227,7 +238,7 @@ class OverviewResult(Displayable):
         """A group's members, highest degree first: id, labels, degree and their properties (at most ``limit``)."""
         import pandas as pd
 
-        numbers = self.member_numbers(group)[: max(int(limit), 0)]
+        numbers = self.member_numbers(group)[: _whole(limit, "limit", 0)]
         nodes = {raw["id"]: raw for raw in self._live().nodes(self.compact.ids(numbers))}
         rows = []
         for number, node_id in zip(numbers, self.compact.ids(numbers)):
@@ -326,9 +337,10 @@ class OverviewResult(Displayable):
         """A group's members ``offset .. offset+max_nodes`` (highest degree first), their relationships to each
         other (read from the database), one super-edge to each neighbouring group, and the rest as one "N more" node."""
         number = self.group_number(group)
+        offset, max_nodes = _whole(offset, "offset", 0), _whole(max_nodes, "max_nodes", 1)
         connection = self._live()
         members = self.member_numbers(number)
-        chosen = members[offset: offset + max(int(max_nodes), 1)]
+        chosen = members[offset: offset + max_nodes]
         drawn = Subgraph(title=f"{self.caption(number)}: members {offset + 1:,}–{offset + len(chosen):,}")
         ids = self.compact.ids(chosen)
         for raw in connection.nodes(ids):

@@ -1,0 +1,60 @@
+"""Bad input to the overview's calls and its canvas: one GestaltError line naming the argument, never a raw
+exception and never a silent coercion (``drill(1.5)`` is not group 1, ``members(limit=-1)`` is not an empty table)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import gestalt_nb
+
+from .test_overview import ingest, planted
+
+
+@pytest.fixture
+def whole(shell, tmp_path):
+    connection = gestalt_nb.create(str(tmp_path / "g"), alias="g")
+    block, src, dst = planted([60, 80, 100])
+    ingest(connection, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size,
+           properties={"name": __import__("pyarrow").array([f"Node {i}" for i in range(block.size)])})
+    return gestalt_nb.overview("community")
+
+
+CASES = [
+    ("overview(labels=5)", lambda r: gestalt_nb.overview(labels=5), "labels is a list of label names"),
+    ("overview(types=5)", lambda r: gestalt_nb.overview(types=5), "types is a list of type names"),
+    ("overview(labels=[''])", lambda r: gestalt_nb.overview(labels=[""]), "labels is a list of label names"),
+    ("canvas.drill([0])", lambda r: r.canvas.drill([0]), "A group is its number"),
+    ("canvas.drill(1.5)", lambda r: r.canvas.drill(1.5), "A group is its number"),
+    ("canvas.drill(True)", lambda r: r.canvas.drill(True), "A group is its number"),
+    ("canvas.collapse(None)", lambda r: r.canvas.collapse(None), "A group is its number"),
+    ("members(0, limit='x')", lambda r: r.members(0, limit="x"), "limit must be a whole number"),
+    ("members(0, limit=None)", lambda r: r.members(0, limit=None), "limit must be a whole number"),
+    ("members(0, limit=inf)", lambda r: r.members(0, limit=math.inf), "limit must be a whole number"),
+    ("members(0, limit=-1)", lambda r: r.members(0, limit=-1), "limit must be a whole number of at least 0"),
+    ("drill_subgraph(0, offset='x')", lambda r: r.drill_subgraph(0, offset="x"), "offset must be a whole number"),
+    ("drill_subgraph(0, offset=1.5)", lambda r: r.drill_subgraph(0, offset=1.5), "offset must be a whole number"),
+    ("drill_subgraph(0, offset=-1)", lambda r: r.drill_subgraph(0, offset=-1), "offset must be a whole number of at least 0"),
+    ("group_of(None)", lambda r: r.group_of(None), "group_of takes a node id"),
+    ("within(99)", lambda r: r.within(99), "No group 99"),
+    ("within(0, max_groups=1)", lambda r: r.within(0, max_groups=1), "max_groups must be a whole number"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
+def test_a_bad_argument_gets_one_clear_line(whole, case):
+    _, call, says = case
+    with pytest.raises(gestalt_nb.GestaltError, match=says) as caught:
+        call(whole)
+    assert "\n" not in str(caught.value)
+
+
+def test_path_on_an_overview_canvas_runs_between_drawn_members_and_says_so_on_a_group(whole):
+    canvas = whole.canvas
+    with pytest.raises(gestalt_nb.GestaltError, match="is a group of the overview, not a node"):
+        canvas.path(whole.node_id(0), whole.node_id(1))
+    canvas.drill(0)
+    members = [key for key in canvas.subgraph.nodes if key not in canvas.subgraph.groups]
+    found = canvas.path(members[0], members[1])
+    assert found.subgraph.nodes and members[0] in found.subgraph.nodes  # looked up in the overview's open database
