@@ -42,8 +42,10 @@ def user_errors(method):
 
 
 def words(line: str) -> list[str]:
+    """A magic line's words, as a shell splits them; a ``#`` that starts a word outside quotes starts a comment,
+    as in a Python line (``%gestalt demo  # build the demo graph``)."""
     try:
-        return shlex.split(line)
+        return shlex.split(line, comments=True)
     except ValueError as exc:
         raise GestaltError(f"Cannot read the arguments: {exc}.") from exc
 
