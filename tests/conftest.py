@@ -12,6 +12,25 @@ from gestalt_nb.options import Settings, settings
 from gestalt_nb.session import REGISTRY
 
 
+def pytest_addoption(parser):
+    parser.addoption("--hogs", type=int, default=0, metavar="N",
+                     help="run N CPU hogs (busy processes) beside the whole run: interrupts and budgets must hold on a busy machine")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def hogs(request):
+    """``--hogs N``: N busy processes for the whole run (how the interrupt, budget and overview-process tests are
+    checked on a loaded machine: ``pytest --hogs 2 tests/test_budget.py ...``)."""
+    import subprocess
+    import sys
+
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(request.config.getoption("--hogs"))]
+    yield len(busy)
+    for process in busy:
+        process.kill()
+        process.wait()
+
+
 @pytest.fixture(scope="session")
 def shell():
     ip = InteractiveShell.instance()

@@ -11,6 +11,7 @@ communities by hand.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -193,25 +194,45 @@ def _values(db: Any, compact: Compact, name: str) -> list[Any]:
 
 
 def by_property(db: Any, compact: Compact, name: str, *, max_groups: int = 300) -> Grouping:
-    """One group per value of ``name``; numbers with more than ``MAX_VALUES`` values in ``BINS`` equal-count bins."""
+    """One group per value of ``name``; numbers with more than ``MAX_VALUES`` values in ``BINS`` equal-count bins
+    (NaN, inf and -inf each in a group of their own, named so; integers of any size shown in full)."""
     values = _values(db, compact, name)
     present = [value for number, value in enumerate(values) if value is not None and compact.kept[number]]
     if not present:
         raise GestaltError(f"No node in the overview has a property {name!r}; group by community, label or another property.")
-    numeric = all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in present)
+    number = lambda value: isinstance(value, (int, float)) and not isinstance(value, bool)
+    finite = [value for value in present if number(value) and math.isfinite(value)]
     notes: list[str] = []
-    if numeric and len(set(present)) > MAX_VALUES:
-        edges = np.unique(np.quantile(np.asarray(present, dtype=float), np.linspace(0, 1, BINS + 1)))
-        labels = [f"{name} {low:g} – {high:g}" for low, high in zip(edges[:-1], edges[1:])]
-        def bin_of(value: Any) -> int:
-            return int(min(np.searchsorted(edges, value, side="right") - 1, len(labels) - 1))
-        raw_list = [bin_of(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else len(labels) for v in values]
-        names = [*labels, f"{name}: none"]
-        notes.append(f"{name} is a number with {len(set(present)):,} values: grouped in {len(labels)} equal-count bins "
-                     f"({', '.join(labels)}); nodes without it are in \"{name}: none\".")
+    if all(number(value) for value in present) and len(set(finite)) > MAX_VALUES:
+        whole = all(isinstance(value, int) for value in finite)
+        edges = np.unique(np.quantile(np.asarray(finite, dtype=float), np.linspace(0, 1, BINS + 1)))
+        shown = (lambda edge: f"{int(edge):,}") if whole else (lambda edge: f"{edge:g}")
+        labels = [f"{name} {shown(low)} – {shown(high)}" for low, high in zip(edges[:-1], edges[1:])]
+        odd = {"nan": f"{name} = NaN", "inf": f"{name} = inf", "-inf": f"{name} = -inf"}
+
+        def bin_of(value: Any) -> str:
+            if not number(value):
+                return f"{name}: none"
+            if not math.isfinite(value):
+                return odd[str(float(value))]
+            return labels[int(min(np.searchsorted(edges, float(value), side="right") - 1, len(labels) - 1))]
+
+        texts = [bin_of(value) for value in values]
+        names = [*labels, *sorted(set(texts) - set(labels))]
+        apart = sorted(set(texts) & set(odd.values()))
+        notes.append(f"{name} is a number with {len(set(finite)):,} values: grouped in {len(labels)} equal-count bins "
+                     f"({', '.join(labels)}); nodes without it are in \"{name}: none\"" +
+                     (f"; {', '.join(apart)} are groups of their own." if apart else "."))
     else:
-        texts = [f"{name} = {json.dumps(value, ensure_ascii=False, default=str)}" if value is not None else f"{name}: none" for value in values]
+        texts = [f"{name} = {_shown(value)}" if value is not None else f"{name}: none" for value in values]
         names = sorted(set(texts))
-        position = {text: number for number, text in enumerate(names)}
-        raw_list = [position[text] for text in texts]
+    position = {text: number_ for number_, text in enumerate(names)}
+    raw_list = [position[text] for text in texts]
     return _numbered(np.asarray(raw_list, dtype=np.int64), names, compact.kept, max_groups, notes)
+
+
+def _shown(value: Any) -> str:
+    """A property value as a group's name: the value it is (NaN, inf, the full integer), text quoted as JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"nan": "NaN", "inf": "inf", "-inf": "-inf"}[str(value)]
+    return json.dumps(value, ensure_ascii=False, default=str)
