@@ -62,6 +62,8 @@ class Connection:
     map_size: int | None = None
     #: Claim writes (assert/correct/retract) allowed without a per-call --write.
     claim_writes: bool = False
+    #: Opened through LMDB's read-only mode (``open(..., read_only=True)``): nothing can write to the database.
+    read_only: bool = False
     closed: bool = field(default=False, init=False)
     #: A directory gestalt-nb made for this connection (the default demo) and removes on close.
     scratch: Path | None = field(default=None, repr=False)
@@ -294,8 +296,14 @@ class Registry:
         return None
 
     # -- lifecycle ----------------------------------------------------------
-    def open(self, path: str | Path, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
-        """Open an existing database directory (any backend its manifest names)."""
+    def open(self, path: str | Path, *, alias: str | None = None, map_size: int | str | None = None, read_only: bool = False,
+             index_names: bool = False) -> Connection:
+        """Open an existing database directory (any backend its manifest names); opening writes nothing to it.
+
+        ``read_only``: through LMDB's read-only mode (works on a read-only file system). ``index_names``: build the
+        case-insensitive name index in the database now if it has none (else names are matched in memory)."""
+        if read_only and index_names:
+            raise GestaltError("read_only=True cannot build the name index in the database; drop one of the two.")
         resolved = Path(path).expanduser().resolve()
         existing = self._already_open(resolved)
         if existing is not None:
@@ -309,12 +317,21 @@ class Registry:
         try:
             GraphDB, GestaltDBGraph = _stack()
             options = _lmdb_options(resolved, size)
-            graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
+            if read_only:
+                from .graph.readonly import open_read_only  # deferred: it imports gestaltdb
+
+                db = open_read_only(resolved, size)
+            else:
+                db = GraphDB.open(resolved, backend_options=options)
+            graph = GestaltDBGraph(db, owns_graph=True)
+        except GestaltError:
+            raise
         except Exception as exc:
             raise _storage_error(exc, resolved, f"open the database at {resolved}", damaged=True) from None
         name = self._free_alias(alias, resolved.name)
-        from .graph.names import ensure_index  # deferred: it imports gestaltdb
-        return ensure_index(self._add(Connection(name, graph, True, resolved, size if options else None)))
+        from .graph.name_lookup import on_open  # deferred: it imports gestaltdb
+        connection = Connection(name, graph, True, resolved, size if options else None, read_only=read_only)
+        return on_open(self._add(connection), build=index_names)
 
     def create(
         self,
