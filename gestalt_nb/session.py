@@ -72,14 +72,18 @@ class Connection:
     @property
     def db(self) -> GraphDB:
         """The underlying ``GraphDB``; fails with a clear message once the connection is closed."""
-        if self.closed:
-            raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
+        self._check_open()
         try:
             return self.graph.graph
         except RuntimeError as exc:
             raise GestaltError(
                 f"The graph behind connection '{self.alias}' was closed by its owner. {self._reopen_hint()}"
             ) from exc
+
+    def _check_open(self) -> None:
+        """Every capability starts here: one line, not the adapter's ``RuntimeError``, once the connection is closed."""
+        if self.closed:
+            raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
 
     def _reopen_hint(self) -> str:
         if self.path is not None:
@@ -111,6 +115,7 @@ class Connection:
         """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed.changes`)."""
         feed = self.__dict__.get("_feed")
         if feed is None:
+            self._check_open()
             from .feed.changes import Feed  # deferred: keeps %load_ext light
 
             feed = self.__dict__["_feed"] = Feed(self)
@@ -123,6 +128,7 @@ class Connection:
         An owned connection hands its own graph; a borrowed one a non-owning wrapper of the
         caller's database (closing the wrapper never closes their database).
         """
+        self._check_open()
         if self.owned:
             return self.graph
         if self._handle is None:
@@ -162,6 +168,7 @@ class Connection:
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
         from .claims.api import ClaimAPI  # deferred: keeps %load_ext light
 
+        self._check_open()
         return ClaimAPI(self, **caps)
 
     @hands_keywords_to("graph.retrieval", "GestaltDBRetriever", drop=("graph",))
@@ -169,6 +176,7 @@ class Connection:
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
 
+        self._check_open()
         if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
             options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
         try:
@@ -317,12 +325,8 @@ class Registry:
         try:
             GraphDB, GestaltDBGraph = _stack()
             options = _lmdb_options(resolved, size)
-            if read_only:
-                from .graph.readonly import open_read_only  # deferred: it imports gestaltdb
-
-                db = open_read_only(resolved, size)
-            else:
-                db = GraphDB.open(resolved, backend_options=options)
+            from .graph.readonly import open_read_only  # deferred: it imports gestaltdb
+            db = open_read_only(resolved, size) if read_only else GraphDB.open(resolved, backend_options=options)
             graph = GestaltDBGraph(db, owns_graph=True)
         except GestaltError:
             raise
