@@ -52,9 +52,13 @@ def _kept(result: Any) -> Any:
     return result
 
 
-def connect(path: str, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
-    """Open an existing database directory and make it current (``%gestalt open``)."""
-    return REGISTRY.open(path, alias=alias, map_size=map_size)
+def connect(path: str, *, alias: str | None = None, map_size: int | str | None = None, read_only: bool = False,
+            index_names: bool = False) -> Connection:
+    """Open an existing database directory and make it current (``%gestalt open``); opening writes nothing to it.
+
+    ``read_only=True`` opens it through LMDB's read-only mode (``--read-only``: a read-only file system works);
+    ``index_names=True`` builds the case-insensitive name index in it if missing (``--index-names``)."""
+    return REGISTRY.open(path, alias=alias, map_size=map_size, read_only=read_only, index_names=index_names)
 
 
 def create(path: str, *, backend: str = "lmdb", alias: str | None = None, map_size: int | str | None = None) -> Connection:

@@ -68,11 +68,12 @@ def damaged_database(exc: BaseException, path: object) -> str:
     )
 
 
-def storage_problem(exc: BaseException, path: object, doing: str) -> str | None:
+def storage_problem(exc: BaseException, path: object, doing: str, *, read_only: bool = False) -> str | None:
     """A clear message when ``exc`` means the disk holding ``path`` is full or cannot be written.
 
     ``doing`` completes "Cannot ... ": e.g. "open the database at /data/g". LMDB reports a full disk
-    at commit as an I/O error, so free space is checked too. None when it is neither.
+    at commit as an I/O error, so free space is checked too. ``read_only``: the connection was opened read-only,
+    which is then what is said. None when it is neither.
     """
     import errno
     import shutil
@@ -83,10 +84,12 @@ def storage_problem(exc: BaseException, path: object, doing: str) -> str | None:
     if code in (errno.EROFS, errno.EACCES, errno.EPERM) or type(exc).__name__ == "ReadonlyError" or any(
         words in text for words in ("Read-only file system", "Permission denied", "Operation not permitted")
     ):
+        if read_only or "read-only environment" in text:  # a write to a database opened with read_only=True
+            return f"Cannot {doing}: it was opened read-only (read_only=True / --read-only). Close it and open it without read-only to write."
         reason = getattr(exc, "strerror", None) or text.rsplit(": ", 1)[-1]
         return (
-            f"Cannot {doing}: the directory is not writable ({reason}). LMDB writes a lock file "
-            "even to read. Fix its permissions, or copy the database directory somewhere writable and open the copy."
+            f"Cannot {doing}: the directory is not writable ({reason}). To read it, open it with read_only=True "
+            "(--read-only); to write, fix its permissions or copy the database directory somewhere writable."
         )
     place = Path(str(path))
     while not place.exists() and place != place.parent:

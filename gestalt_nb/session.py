@@ -62,6 +62,8 @@ class Connection:
     map_size: int | None = None
     #: Claim writes (assert/correct/retract) allowed without a per-call --write.
     claim_writes: bool = False
+    #: Opened through LMDB's read-only mode (``open(..., read_only=True)``): nothing can write to the database.
+    read_only: bool = False
     closed: bool = field(default=False, init=False)
     #: A directory gestalt-nb made for this connection (the default demo) and removes on close.
     scratch: Path | None = field(default=None, repr=False)
@@ -70,14 +72,18 @@ class Connection:
     @property
     def db(self) -> GraphDB:
         """The underlying ``GraphDB``; fails with a clear message once the connection is closed."""
-        if self.closed:
-            raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
+        self._check_open()
         try:
             return self.graph.graph
         except RuntimeError as exc:
             raise GestaltError(
                 f"The graph behind connection '{self.alias}' was closed by its owner. {self._reopen_hint()}"
             ) from exc
+
+    def _check_open(self) -> None:
+        """Every capability starts here: one line, not the adapter's ``RuntimeError``, once the connection is closed."""
+        if self.closed:
+            raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
 
     def _reopen_hint(self) -> str:
         if self.path is not None:
@@ -109,6 +115,7 @@ class Connection:
         """This connection's change feed: one event per write made through gestalt-nb (see :mod:`gestalt_nb.feed.changes`)."""
         feed = self.__dict__.get("_feed")
         if feed is None:
+            self._check_open()
             from .feed.changes import Feed  # deferred: keeps %load_ext light
 
             feed = self.__dict__["_feed"] = Feed(self)
@@ -121,6 +128,7 @@ class Connection:
         An owned connection hands its own graph; a borrowed one a non-owning wrapper of the
         caller's database (closing the wrapper never closes their database).
         """
+        self._check_open()
         if self.owned:
             return self.graph
         if self._handle is None:
@@ -160,6 +168,7 @@ class Connection:
         """Claim status, search, explanation, history and explicit writes (``%claims``)."""
         from .claims.api import ClaimAPI  # deferred: keeps %load_ext light
 
+        self._check_open()
         return ClaimAPI(self, **caps)
 
     @hands_keywords_to("graph.retrieval", "GestaltDBRetriever", drop=("graph",))
@@ -167,6 +176,7 @@ class Connection:
         """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
         from langchain_gestaltdb import GestaltDBRetriever
 
+        self._check_open()
         if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
             options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
         try:
@@ -294,8 +304,14 @@ class Registry:
         return None
 
     # -- lifecycle ----------------------------------------------------------
-    def open(self, path: str | Path, *, alias: str | None = None, map_size: int | str | None = None) -> Connection:
-        """Open an existing database directory (any backend its manifest names)."""
+    def open(self, path: str | Path, *, alias: str | None = None, map_size: int | str | None = None, read_only: bool = False,
+             index_names: bool = False) -> Connection:
+        """Open an existing database directory (any backend its manifest names); opening writes nothing to it.
+
+        ``read_only``: through LMDB's read-only mode (works on a read-only file system). ``index_names``: build the
+        case-insensitive name index in the database now if it has none (else names are matched in memory)."""
+        if read_only and index_names:
+            raise GestaltError("read_only=True cannot build the name index in the database; drop one of the two.")
         resolved = Path(path).expanduser().resolve()
         existing = self._already_open(resolved)
         if existing is not None:
@@ -309,12 +325,17 @@ class Registry:
         try:
             GraphDB, GestaltDBGraph = _stack()
             options = _lmdb_options(resolved, size)
-            graph = GestaltDBGraph(GraphDB.open(resolved, backend_options=options), owns_graph=True)
+            from .graph.readonly import open_read_only  # deferred: it imports gestaltdb
+            db = open_read_only(resolved, size) if read_only else GraphDB.open(resolved, backend_options=options)
+            graph = GestaltDBGraph(db, owns_graph=True)
+        except GestaltError:
+            raise
         except Exception as exc:
             raise _storage_error(exc, resolved, f"open the database at {resolved}", damaged=True) from None
         name = self._free_alias(alias, resolved.name)
-        from .graph.names import ensure_index  # deferred: it imports gestaltdb
-        return ensure_index(self._add(Connection(name, graph, True, resolved, size if options else None)))
+        from .graph.name_lookup import on_open  # deferred: it imports gestaltdb
+        connection = Connection(name, graph, True, resolved, size if options else None, read_only=read_only)
+        return on_open(self._add(connection), build=index_names)
 
     def create(
         self,

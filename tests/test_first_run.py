@@ -266,7 +266,7 @@ def test_an_unwritable_database_directory_gives_a_clear_message(shell, mounted):
     REGISTRY.close_all()
     subprocess.run(["mount", "-o", "remount,ro", str(place)], check=True)
     for line in (f"%gestalt open {place / 'db'}", f"%gestalt create {place / 'new'}", f"%gestalt demo {place / 'demo'}"):
-        with pytest.raises(UsageError, match=r"the directory is not writable \(Read-only file system\)\. LMDB writes a lock file even to read"):
+        with pytest.raises(UsageError, match=r"the directory is not writable \(Read-only file system\)\. To read it, open it with read_only=True"):
             run(shell, line)
 
 

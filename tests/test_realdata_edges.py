@@ -148,7 +148,7 @@ def test_load_graph_documents_keeps_the_name_index(shell, tmp_path):
     assert gestalt_nb.query_subgraph(["ZETA PERSON"]).seed_node_ids == ["Zeta Person"]
 
 
-def test_opening_a_writable_database_without_the_index_builds_it_once(shell, tmp_path):
+def test_opening_a_writable_database_without_the_index_builds_it_when_asked(shell, tmp_path):
     from gestaltdb.graphdb import GraphDB, Node
 
     path = tmp_path / "old"
@@ -157,6 +157,10 @@ def test_opening_a_writable_database_without_the_index_builds_it_once(shell, tmp
         tx.put_nodes([Node(f"n{i}", labels=["Old"], properties={"name": f"Old Node {i}"}) for i in range(50)])
     db.close()
     run(shell, f"%gestalt open {path}")
+    assert gestalt_nb.query_subgraph(["OLD NODE 7"]).seed_node_ids == ["n7"]  # in memory: a plain open writes nothing
+    assert not names.has_index(gestalt_nb.connection().db)
+    run(shell, "%gestalt close")
+    run(shell, f"%gestalt open {path} --index-names")
     assert gestalt_nb.query_subgraph(["OLD NODE 7"]).seed_node_ids == ["n7"]
     db = gestalt_nb.connection().db
     assert "__name_lc" not in db.indexed_node_properties and names.has_index(db) and not names.stale(db)

@@ -202,10 +202,13 @@ def test_drop_isolated_keeps_seeds(tmp_path):
         db.close()
 
 
-def test_without_index_names_fall_back_to_ids_until_built(tmp_path, shell):
+def test_without_index_names_fall_back_to_ids_until_built(tmp_path, shell, monkeypatch):
     db, nodes, edges = generate(tmp_path / "g", 7, indexed=False)
     connection = gestalt_nb.use(db, alias="plain")
     name = nodes[5].properties["name"]
+    in_memory = connection.subgraph([name.upper()], max_hops=0)  # no index: names read into memory (nothing written)
+    assert nodes[5].get_id in in_memory.seed_node_ids and not in_memory.notes and not names.has_index(db)
+    monkeypatch.setattr(names, "CATCH_UP_NODES", 0)  # a graph too big to read into memory: ids, and a note
     result = connection.subgraph([name.upper(), "n7"], max_hops=0)
     assert result.unresolved_entities == [name.upper()] and result.seed_node_ids == ["n7"]
     assert any("index_names()" in note for note in result.notes)

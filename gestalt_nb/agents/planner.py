@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..cypher.prepare import prepare
 from ..display import Displayable
 from ..errors import GestaltError
-from ..graph import names
+from ..graph import name_lookup
 from ..graph.neighbourhood import internal_labels, user_relationship_types
 from ..graph.subgraph import Subgraph
 
@@ -195,7 +195,8 @@ def _validation_text(error: Any) -> str:
 
 def _resolves(connection: Any, entity: str) -> bool:
     db = connection.db
-    candidates = names.lookup(db, entity, limit=5) if names.has_index(db) else []
+    find, _ = name_lookup.finder(connection)  # never writes the index
+    candidates = find(entity, 5) if find is not None else []
     candidates = candidates or [entity]
     for node_id in candidates:
         node = db.get_node(node_id.encode("utf-8"))

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..graph.ids import as_loaded
 from ..graph.subgraph import Edge, Node, Subgraph, building
-from ..graph.values import display_properties
+from ..graph.values import SAFE_INTEGER, display_properties, number_text
 from ..render import caption
 from ..render.palette import label_color
 from ..shorten import shorten
@@ -45,10 +45,9 @@ def bounded_value(value: Any) -> Any:
     """A property value as the page gets it: text cut to VALUE_CHARS, numbers as numbers, anything else as short JSON."""
     if isinstance(value, str):
         return shorten(value, VALUE_CHARS)
-    if isinstance(value, (bool, int)) or value is None:
-        return value
-    if isinstance(value, float):
-        return value if value == value and abs(value) != float("inf") else str(value)
+    if isinstance(value, (bool, int, float)) or value is None:
+        text = number_text(value)  # NaN, inf, an integer past 2**53: as text, which the page shows whole
+        return value if text is None else text
     return shorten(json.dumps(value, ensure_ascii=False, default=str), VALUE_CHARS)
 
 
@@ -67,7 +66,7 @@ def _properties(shown: dict[str, Any]) -> dict[str, Any]:
         if len(out) >= MAX_PROPERTIES:
             more += 1
             continue
-        plain = (type(value) is str and len(value) <= VALUE_CHARS) or type(value) is int or type(value) is bool
+        plain = (type(value) is str and len(value) <= VALUE_CHARS) or type(value) is bool or (type(value) is int and -SAFE_INTEGER <= value <= SAFE_INTEGER)
         out[shorten(key, 100)] = value if plain else bounded_value(value)
     if more:
         out["…"] = f"{more} more properties (see the Table tab or .subgraph)"
@@ -93,7 +92,10 @@ def _plain(properties: dict[str, Any]) -> dict[str, Any] | None:
         elif kind is float:
             if value != value or value in _INFINITE:
                 return None
-        elif kind is not int and kind is not bool and value is not None:
+        elif kind is int:
+            if not -SAFE_INTEGER <= value <= SAFE_INTEGER:
+                return None
+        elif kind is not bool and value is not None:
             return None
     if len(properties) - hidden > MAX_PROPERTIES:
         return None

@@ -161,6 +161,40 @@ def parse(content: Any) -> tuple[str, Any] | None:
         return None
 
 
+def _selection(value: Any, drawn: Any) -> list[str]:
+    """``selected`` from the page: keys of drawn nodes (one no longer drawn, e.g. removed meanwhile, is left out)."""
+    if not isinstance(value, list) or len(value) > MAX_COLLAPSE:
+        raise ValueError(f"a selection is a list of at most {MAX_COLLAPSE:,} node keys")
+    return [key for key in map(_id, value) if key in drawn]
+
+
+#: The traits the page writes (js/src: ``selected``; ``height`` may come from a page resizing the canvas), each
+#: with its check; every other trait (``graph_gz``, ``revision``, ``settings`` …) is the kernel's alone.
+PAGE_TRAITS: dict[str, Callable[[Any, Any], Any]] = {
+    "selected": _selection,
+    "height": lambda value, _drawn: _whole(value, 1, 100_000),
+}
+
+
+def page_state(sync_data: Any, drawn: Any) -> dict[str, Any]:
+    """What a page's state update may set, checked (``drawn``: the drawn nodes' keys); the rest dropped with one log line."""
+    if not isinstance(sync_data, dict):
+        log.warning("dropped a canvas state update that is not a map (%s)", type(sync_data).__name__)
+        return {}
+    kept, dropped = {}, []
+    for name, value in sync_data.items():
+        check = PAGE_TRAITS.get(name) if isinstance(name, str) else None
+        try:
+            if check is None:
+                raise ValueError("the kernel's own, not the page's to write")
+            kept[name] = check(value, drawn)
+        except (ValueError, TypeError) as exc:
+            dropped.append(f"{str(name)[:40]!r} ({exc})")
+    if dropped:
+        log.warning("dropped from a canvas state update from the page: %s", "; ".join(dropped)[:500])
+    return kept
+
+
 class Handlers(dict):
     """kind → handler, filled by decorating methods: ``@HANDLERS("click")``; every page kind must have one."""
 

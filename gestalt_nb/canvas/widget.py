@@ -34,7 +34,7 @@ from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
 from .payload import Vocabulary, as_rows, compact_json, payload
-from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo
+from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo, page_state
 from .protocol import parse as parse_message
 from .snapshot import Shown
 from .snapshot import svg_of as snapshot_svg
@@ -311,12 +311,18 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         for callback in self._select:
             self._call(callback, list(loaded))
 
+    def set_state(self, sync_data: Any) -> None:
+        """A state update from the page: only what the page may write, checked (``protocol.page_state``), is set."""
+        kept = page_state(sync_data, self.vocabulary.ids)
+        if kept:
+            super().set_state(kept)
+
     def _message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """A message from the page: checked (``protocol.parse``; a bad one is logged and dropped), then handled."""
         parsed = parse_message(content)
         if parsed is not None:
             kind, message = parsed
-            HANDLERS[kind](self, message)
+            self._call(HANDLERS[kind], self, message)
 
     @HANDLERS("click")
     def _clicked(self, message: Click) -> None:
@@ -393,12 +399,15 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         return collapse_group(self, group)
 
     def _call(self, callback: Callable[..., Any], *args: Any) -> None:
-        """Run a person's callback; an error is shown on the canvas and logged, never lost."""
+        """Run a callback or a page message's handler; an error is shown on the canvas and logged in one line (its
+        traceback at DEBUG level), never lost and never a traceback in the notebook."""
         try:
             callback(*args)
         except Exception as exc:
-            log.exception("canvas callback failed")
-            self.say(f"{type(exc).__name__}: {exc}", "error")
+            text = str(exc) if isinstance(exc, GestaltError) else f"{type(exc).__name__}: {exc}"
+            log.warning("canvas: %s failed: %s", getattr(callback, "__name__", "a callback"), text.splitlines()[0][:300] if text else "")
+            log.debug("canvas callback traceback", exc_info=True)
+            self.say(text, "error")
 
     def close(self) -> None:
         self._click, self._double_click, self._select, self._shown, self._log, self._undo = [], [], [], [], [], []

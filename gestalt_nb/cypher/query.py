@@ -70,7 +70,7 @@ def _refusal(writes: tuple[str, ...]) -> str:
 
 def _failure(exc: Exception, params: dict[str, Any], connection: Connection | None = None) -> GestaltError:
     message = str(exc)
-    storage = storage_problem(exc, connection.path, "write to the database") if connection and connection.path else None
+    storage = storage_problem(exc, connection.path, "write to the database", read_only=connection.read_only) if connection and connection.path else None
     if storage:
         return GestaltError(storage)
     if message.startswith("Missing Cypher parameter"):

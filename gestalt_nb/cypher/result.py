@@ -75,9 +75,9 @@ class QueryResult(Displayable, AsGraph):
     def df(self):
         return self.frame()
 
-    def frame(self, rows: int | None = None):
-        """A DataFrame of the first ``rows`` records (all by default); views show only what fits."""
-        return values.frame(self.rows.head(rows), self.columns)
+    def frame(self, rows: int | None = None, *, exact: bool = False):
+        """A DataFrame of the first ``rows`` records (all by default); views show only what fits (``exact``: see ``values.frame``)."""
+        return values.frame(self.rows.head(rows), self.columns, exact=exact)
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.rows.head(), indent=indent, ensure_ascii=False)

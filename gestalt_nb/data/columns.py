@@ -47,7 +47,7 @@ def convert(value: Any) -> Any:
             return [_item(item) for item in value.tolist()]
         value = value.item()
     if isinstance(value, float):
-        return ABSENT if math.isnan(value) else _finite(value)
+        return ABSENT if math.isnan(value) else value  # inf and -inf are stored as they are
     if isinstance(value, (int, str)):
         return value
     if type(value).__name__ in ("NaTType", "NAType"):
@@ -70,12 +70,6 @@ def convert(value: Any) -> Any:
 def _item(value: Any) -> Any:
     converted = convert(value)
     return None if converted is ABSENT else converted
-
-
-def _finite(value: float) -> float:
-    if math.isinf(value):
-        raise TypeError("cannot store an infinite float")
-    return value
 
 
 def _where(position: int, index: Any, column: str) -> str:
@@ -198,14 +192,7 @@ def _converted_columns(df: Any, columns: list[str], warn: list[str]) -> tuple[li
                     values = [ABSENT if gap else value for value, gap in zip(values, missing)]
             converted.append(values)
         elif kind == "f":
-            array = series.to_numpy(dtype=float, na_value=np.nan)
-            infinite = np.isinf(array)
-            if infinite.any():
-                position = _first(infinite)
-                raise GestaltError(
-                    f"{_where(position, df.index[position], column)}: cannot store an infinite float ({array[position]}); "
-                    "replace it (e.g. df.replace([np.inf, -np.inf], np.nan)). Nothing was written."
-                )
+            array = series.to_numpy(dtype=float, na_value=np.nan)  # inf and -inf are stored as they are
             missing = np.isnan(array)
             values = array.tolist()
             if missing.any():

@@ -370,7 +370,7 @@ def load_graph_documents(connection: Connection, documents: Iterable[Any], *, in
         with names.tracked(db) as tx:  # the name index kept for every node the documents wrote
             GestaltDBGraph(tx).add_graph_documents(documents, include_source=include_source)
     except Exception as exc:
-        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        storage = storage_problem(exc, connection.path, "load into the database", read_only=connection.read_only) if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {exc}") from exc
     connection.graph.refresh_schema()
     connection.feed.publish("load", None, exact=False)

@@ -152,7 +152,7 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
         if "index key exceeds" in str(exc):
             indexed = db.indexed_node_properties if label == "nodes" else db.indexed_edge_properties
             cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
-        storage = storage_problem(exc, connection.path, "load into the database") if connection.path else None
+        storage = storage_problem(exc, connection.path, "load into the database", read_only=connection.read_only) if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
     seconds = time.perf_counter() - started
     progress.finish(seconds)

@@ -42,6 +42,8 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB, Node
 
+from ..errors import GestaltError
+
 NAME_PROPERTY = "name"
 #: The property earlier versions wrote into every named node (read-only fallback, migrated away).
 NAME_KEY = "__name_lc"
@@ -351,6 +353,8 @@ def index_names(connection: Any) -> int:
 
     Reads every node once (O(N)); afterwards gestalt-nb's writers keep it.
     """
+    if getattr(connection, "read_only", False):
+        raise GestaltError(f"'{connection.alias}' was opened read-only: names are matched in memory. Open it without read-only to build the index.")
     count = rebuild(connection.db)
     connection.graph.refresh_schema()
     return count

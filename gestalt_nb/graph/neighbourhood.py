@@ -1,8 +1,9 @@
 """``query_subgraph``: the neighbourhood of named entities, over typed adjacency, bounded, exact about cuts.
 
 Seeds are nodes whose ``name`` equals an entity case-insensitively, found through the name
-index kept beside the graph (:mod:`gestalt_nb.graph.names`; a stale one is caught up first, or the
-result says so); failing that, nodes whose ``name`` equals it exactly through a ``name`` index if
+index kept beside the graph (:mod:`gestalt_nb.graph.names`), or when it is absent or stale a map of names
+read into memory (:mod:`gestalt_nb.graph.name_lookup`: a read never writes the index); failing that, nodes whose
+``name`` equals it exactly through a ``name`` index if
 there is one; else the node with that exact id. From the
 seeds a breadth-first walk follows relationships of every non-internal type in both directions
 for up to ``max_hops`` hops, reading GestaltDB's typed adjacency (``iter_typed_adjacency``), never
@@ -27,7 +28,7 @@ from typing import Any
 
 from ..display import Displayable
 from ..errors import GestaltError
-from . import bookkeeping, catalog, names
+from . import bookkeeping, catalog, name_lookup, names
 from .adapter import normalize
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
@@ -272,24 +273,17 @@ def _checked(**params: Any) -> dict[str, Any]:
 
 
 def _seeds(walk: _Walk, entities: list[str] | None, connection: Any, notes: list[str]) -> tuple[list[str], list[str]]:
-    """The seed node ids (collected at hop 0) and the entities that resolved to none (a stale name index caught up first)."""
+    """The seed node ids (collected at hop 0) and the entities that resolved to none (found without writing: ``name_lookup``)."""
     if entities is None:
         walk.sample_seeds()
         return list(walk.order), []
-    db = names.catch_up(connection).db
-    indexed = names.has_index(db)
-    if not indexed:
-        notes.append(
-            "Names were matched exactly (as ids, or through a 'name' index), not case-insensitively: this graph "
-            + ("has no case-insensitive name index. Build it once with connection.index_names()." if names.supported(db)
-               else "is not stored in LMDB, the only backend that keeps a case-insensitive name index.")
-        )
-    elif (note := names.stale_note(db)) is not None:
+    find, note = name_lookup.finder(connection)  # never writes: the index, else names read into memory
+    if note is not None:
         notes.append(note)
     seeds: list[str] = []
     unresolved: list[str] = []
     for entity in entities:
-        found = walk.resolve(entity, indexed)
+        found = walk.resolve(entity, find)
         if not found:
             unresolved.append(entity)
         seeds.extend(found)
@@ -351,8 +345,8 @@ class _Walk:
         self.order.append(node_id)
         return True
 
-    def resolve(self, entity: str, indexed: bool) -> list[str]:
-        found = names.lookup(self.db, entity, limit=self.max_nodes + 1) if indexed else []
+    def resolve(self, entity: str, find: name_lookup.Finder | None) -> list[str]:
+        found = find(entity, self.max_nodes + 1) if find is not None else []
         if not found and names.NAME_PROPERTY in self.db.indexed_node_properties:
             # a node the index does not know yet (written outside gestalt-nb): its exact name, through the name index
             found = [self.db.key_to_string(key) for _, key in zip(range(self.max_nodes + 1), self.db.iter_node_ids_by_property(names.NAME_PROPERTY, entity))]

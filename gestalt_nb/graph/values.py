@@ -9,6 +9,7 @@ merely contains an ``id`` is left alone.
 from __future__ import annotations
 
 import json
+import math
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
@@ -112,8 +113,29 @@ def to_python(value: Any) -> Any:
     return value
 
 
+#: The largest integer a page's JavaScript number holds exactly (``Number.MAX_SAFE_INTEGER``).
+SAFE_INTEGER = 2**53 - 1
+
+
+def number_text(value: Any) -> str | None:
+    """How a number no JSON page can hold is shown: ``NaN``, ``inf``, ``-inf``, or an integer past
+    ``SAFE_INTEGER`` in full; None for every other value (shown as it is)."""
+    kind = type(value)
+    if kind is float or (isinstance(value, float) and kind is not bool):
+        if value != value:
+            return "NaN"
+        if value in (math.inf, -math.inf):
+            return "inf" if value > 0 else "-inf"
+        return None
+    if (kind is int or (isinstance(value, int) and kind is not bool)) and not -SAFE_INTEGER <= value <= SAFE_INTEGER:
+        return str(value)
+    return None
+
+
 def literal(value: Any) -> str:
-    """Cypher-like literal text for a property value: strings quoted, temporals as ISO text."""
+    """Cypher-like literal text for a property value: strings quoted, temporals as ISO text, ``NaN`` / ``inf`` as such."""
+    if isinstance(value, float) and (text := number_text(value)) is not None:
+        return text
     if is_temporal(value):
         return readable_temporal(value)
     if isinstance(value, str):
@@ -183,21 +205,27 @@ def cell(value: Any) -> Any:
     return value
 
 
-def frame(records: list[dict[str, Any]], columns: list[str]):
-    """A pandas DataFrame of records, every cell through :func:`cell`."""
+def frame(records: list[dict[str, Any]], columns: list[str], *, exact: bool = False):
+    """A pandas DataFrame of records, every cell through :func:`cell`. ``exact``: every column of type object, so a
+    missing value stays None and a stored ``NaN`` stays apart from it (what a view shows), not pandas's own types."""
     import pandas as pd
 
-    return pd.DataFrame([[cell(record.get(column)) for column in columns] for record in records], columns=columns)
+    return pd.DataFrame([[cell(record.get(column)) for column in columns] for record in records], columns=columns,
+                        dtype=object if exact else None)
 
 
 def display_properties(properties: dict[str, Any]) -> dict[str, Any]:
-    """Properties as a person should read them: temporal maps become ISO-8601 text."""
-    if not any(isinstance(value, (dict, list)) for value in properties.values()):
+    """Properties as a person should read them: temporal maps become ISO-8601 text, numbers a page cannot hold
+    (``NaN``, ``inf``, integers past 2**53) their text (``number_text``)."""
+    if not any(isinstance(value, (dict, list)) or number_text(value) is not None for value in properties.values()):
         return properties  # plain values (the common case) need no copy
     return {key: _display_value(value) for key, value in properties.items()}
 
 
 def _display_value(value: Any) -> Any:
+    text = number_text(value)
+    if text is not None:
+        return text
     if is_temporal(value):
         return readable_temporal(value)
     if isinstance(value, list):

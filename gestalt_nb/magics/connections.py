@@ -26,6 +26,9 @@ def gestalt_parser() -> Parser:
         command.add_argument("--claim-writes", action="store_true", help="allow claim writes without a per-command --write")
         if name == "create":
             command.add_argument("--backend", default="lmdb", help="storage backend")
+        if name == "open":
+            command.add_argument("--read-only", action="store_true", help="open through LMDB's read-only mode: nothing can be written")
+            command.add_argument("--index-names", action="store_true", help="build the case-insensitive name index in the database if missing")
     use = sub.add_parser("use", help="borrow a GestaltDBGraph or GraphDB from your namespace (never closed here)", add_help=False)
     use.add_argument("variable", help="name of the variable holding the graph")
     use.add_argument("--alias", help="name for the connection (the variable name by default)")
@@ -82,7 +85,8 @@ class ConnectionMagics(MagicBase):
     def _connect(self, args: argparse.Namespace) -> None:
         before = set(REGISTRY.connections)
         if args.command == "open":
-            connection = REGISTRY.open(args.path, alias=args.alias, map_size=args.map_size)
+            connection = REGISTRY.open(args.path, alias=args.alias, map_size=args.map_size, read_only=args.read_only,
+                                       index_names=args.index_names)
         elif args.command == "create":
             connection = REGISTRY.create(args.path, backend=args.backend, alias=args.alias, map_size=args.map_size)
         else:
@@ -91,7 +95,8 @@ class ConnectionMagics(MagicBase):
         if connection.alias in before:
             print(f"Already open: '{connection.alias}' at {connection.path}; it is the current connection.")
             return
-        print(f"Connected '{connection.alias}' ({connection.info()['backend']}) at {connection.path}; it is the current connection.")
+        mode = ", read-only" if connection.read_only else ""
+        print(f"Connected '{connection.alias}' ({connection.info()['backend']}{mode}) at {connection.path}; it is the current connection.")
 
     def _list(self):
         import pandas as pd

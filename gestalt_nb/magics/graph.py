@@ -148,16 +148,9 @@ class GraphMagics(MagicBase):
     @user_errors
     def gsubgraph(self, line: str):
         """The neighbourhood of named entities: %gsubgraph NAME [NAME ...] [--relations T,U] [--hops N] [--min-confidence X]."""
-        from ..graph.names import has_index  # deferred: keeps %load_ext light
-
         args = gsubgraph_parser().parse_args(words(line))
         connection = REGISTRY.get(args.alias)
         relations = [name.strip() for name in args.relations.split(",") if name.strip()] if args.relations else None
-        if args.entities and not has_index(connection.db):
-            print(
-                "This graph has no case-insensitive name index, so names are matched exactly (as node ids, or through a 'name' index). "
-                "Build it once (one transaction) with gestalt_nb.connection().index_names()."
-            )
         result = connection.subgraph(
             args.entities or None, relations, args.min_confidence, args.hops, max_nodes=args.max_nodes,
             max_edges=args.max_edges, max_fanout=args.max_fanout, include_internal=args.include_internal,

@@ -49,7 +49,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("gestalt_nb.memory needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
 
-from ..errors import GestaltError, map_full
+from ..errors import GestaltError, map_full, storage_problem
 from ..feed.changes import publish_for
 from ..graph import names
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
@@ -324,6 +324,10 @@ class GestaltStore(Reads, Writes, BaseStore):
         full = map_full(exc, "batch")
         if full is not None:
             return full
+        path = getattr(self._db(), "_store_path", None)  # a full disk, an unwritable or read-only database: as loads say it
+        storage = storage_problem(exc, path, "write the memory batch", read_only=getattr(self._source, "read_only", False)) if path else None
+        if storage is not None:
+            return GestaltError(storage)
         if "index key exceeds" in str(exc):
             indexed = sorted(self._db().indexed_node_properties - INTERNAL_PROPERTIES)
             return GestaltError(

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..graph.ids import as_loaded
 from ..graph.subgraph import Subgraph
+from ..graph.values import number_text
 from ..options import Settings, setting_keywords
 from ..options import settings as default_settings
 from ..shorten import shorten
@@ -143,7 +144,7 @@ def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> 
         value = _source_caption(properties)
     if value is None:
         return str(as_loaded(node_id))
-    return str(value)
+    return number_text(value) or str(value)
 
 
 #: The adapter's source passages are keyed by a hash; they are captioned by their document id or text.

@@ -35,13 +35,14 @@ def banner(notes: list[str], *, kind: str = "warning") -> str:
     return f'<div class="gestalt-banner" style="background:{colour};border:1px solid;padding:4px 8px;margin:4px 0;border-radius:3px">{items}</div>'
 
 
-def _cell(value: Any) -> str:
-    """One escaped, shortened table cell; a missing value (None, NaN, NaT, NA) is empty."""
+def _cell(value: Any, exact: bool = False) -> str:
+    """One escaped, shortened table cell; a missing value (None, NaN, NaT, NA) is empty, but a NaN in a column
+    of objects (``exact``: pandas did not put it there) reads ``NaN``."""
     if value is None:
         return ""
     try:
         if value != value:  # NaN, NaT
-            return ""
+            return "NaN" if exact and isinstance(value, float) else ""
     except (TypeError, ValueError):  # pd.NA and array-likes refuse comparison
         if type(value).__name__ == "NAType":
             return ""
@@ -58,8 +59,10 @@ def table(df: Any, limit: int, *, total: int | None = None) -> str:
     total = len(df) if total is None else total
     note = f"<div><small>showing {len(shown):,} of {total:,} rows</small></div>" if total > len(shown) else ""
     head = "".join(f"<th>{esc(column)}</th>" for column in shown.columns)
+    kept = [dtype.kind == "O" for dtype in shown.dtypes]  # in a column of objects a NaN is a stored NaN, not a gap
     body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(value)}</td>" for value in row) + "</tr>" for row in shown.itertuples(index=False, name=None)
+        "<tr>" + "".join(f"<td>{_cell(value, exact)}</td>" for value, exact in zip(row, kept)) + "</tr>"
+        for row in shown.itertuples(index=False, name=None)
     )
     return (
         f'<table class="dataframe gestalt-table"><thead><tr style="text-align: right;">{head}</tr></thead>'

@@ -31,7 +31,7 @@ class ResultView(TabbedView):
     @cached_property
     def head(self):
         """The first display_limit records as a DataFrame, made once for the table, the static HTML and the text."""
-        return self.result.frame(self.options.display_limit)
+        return self.result.frame(self.options.display_limit, exact=True)  # a stored NaN shown, None left empty
 
     def connection(self):
         alias = self.result.alias
