@@ -58,3 +58,22 @@ def test_path_on_an_overview_canvas_runs_between_drawn_members_and_says_so_on_a_
     members = [key for key in canvas.subgraph.nodes if key not in canvas.subgraph.groups]
     found = canvas.path(members[0], members[1])
     assert found.subgraph.nodes and members[0] in found.subgraph.nodes  # looked up in the overview's open database
+
+
+def test_nan_infinities_and_huge_integers_group_draw_and_export(shell, tmp_path):
+    gestalt_nb.create(str(tmp_path / "odd"), alias="odd")
+    values = [float("nan"), float("inf"), float("-inf"), *map(float, range(30))]
+    for number, value in enumerate(values):
+        gestalt_nb.run("CREATE (n:P {k: $k, x: $x, big: $big}) RETURN count(n) AS c",
+                       {"k": number, "x": value, "big": 10**20 + number * 10**18}, write=True)
+    gestalt_nb.run("MATCH (a:P {k: 0}), (b:P {k: 1}) CREATE (a)-[r:R]->(b) RETURN count(r) AS c", write=True)
+    by_x = gestalt_nb.overview("x")
+    names = dict(zip(by_x.groups["name"], by_x.groups["size"]))
+    assert names["x = NaN"] == names["x = inf"] == names["x = -inf"] == 1 and sum(names.values()) == len(values)
+    assert any("x = -inf, x = NaN, x = inf are groups of their own" in note for note in by_x.notes)
+    by_big = gestalt_nb.overview("big")
+    assert by_big.groups["name"].str.contains("100,000,000,000,000,000,000 – ").any()  # the full integer, not 1e+20
+    by_community = gestalt_nb.overview("community")
+    assert by_community.groups["size"].sum() == len(values)
+    page = by_community.canvas.to_html()
+    assert "group:" in page and by_x.canvas.to_html().count("x = NaN") >= 1
