@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import math
 
+import pyarrow as pa
 import pytest
 
 import gestalt_nb
 
+from .conftest import run
 from .test_overview import ingest, planted
 
 
@@ -16,8 +18,7 @@ from .test_overview import ingest, planted
 def whole(shell, tmp_path):
     connection = gestalt_nb.create(str(tmp_path / "g"), alias="g")
     block, src, dst = planted([60, 80, 100])
-    ingest(connection, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size,
-           properties={"name": __import__("pyarrow").array([f"Node {i}" for i in range(block.size)])})
+    ingest(connection, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size, properties={"name": pa.array([f"Node {i}" for i in range(block.size)])})
     return gestalt_nb.overview("community")
 
 
@@ -77,3 +78,29 @@ def test_nan_infinities_and_huge_integers_group_draw_and_export(shell, tmp_path)
     assert by_community.groups["size"].sum() == len(values)
     page = by_community.canvas.to_html()
     assert "group:" in page and by_x.canvas.to_html().count("x = NaN") >= 1
+
+
+def test_an_empty_result_grouped_says_nothing_about_sizes(shell, whole, capsys):
+    grouped = run(shell, "%%gcypher --overview\nMATCH (p:Nobody) RETURN p")
+    assert grouped.group_count == 0
+    grouped.canvas  # noqa: B018 - drawn
+    shown = capsys.readouterr()
+    assert "has a property" not in shown.out + shown.err
+
+
+def test_leidens_folders_of_a_killed_kernel_are_removed_at_the_next_start(whole, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from gestalt_nb.grouped import compact, detect
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    stale = tempfile.mkdtemp(prefix=f"{detect.FOLDER}{gone}-")  # as a kernel killed with -9 mid-overview leaves it
+    alive = tempfile.mkdtemp(prefix=f"{detect.FOLDER}{os.getpid()}-")  # this kernel's own: in use, kept
+    monkeypatch.setattr(detect, "APART_FROM", 0)
+    compact._CACHE.clear()
+    gestalt_nb.overview("community")
+    assert not os.path.exists(stale) and os.path.exists(alive)
+    os.rmdir(alive)

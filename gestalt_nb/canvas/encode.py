@@ -97,9 +97,9 @@ class ViewMethods:
     def _view_defaults(self, color: str | None, size: str | None, layout: Any) -> None:
         self.view_state = {"style": {}, "layout": {"name": "force", "options": {}}, "filter": None}
         nodes = list(self.subgraph.nodes.values())
-        if color and color != "label":
+        if color and color != "label" and nodes:  # an empty drawing (an empty result, grouped) has nothing to colour or size
             self.view_state["style"]["color"] = color_spec(color, nodes)
-        if size and size != "degree":  # "degree" is the default scale (logarithmic); style(size="degree") is linear
+        if size and size != "degree" and nodes:  # "degree" is the default scale (logarithmic); style(size="degree") is linear
             self.view_state["style"]["size"] = size_spec(size, nodes)
             if size == "nodes" and self.subgraph.groups:  # an overview: a super-node's area is its member count
                 self.view_state["style"]["size"].update(title="area = nodes", area=True)

@@ -25,6 +25,7 @@ orders its neighbours differently from run to run: five fresh processes on a 16k
 
 from __future__ import annotations
 
+import glob
 import os
 import queue
 import shutil
@@ -169,7 +170,8 @@ class Feeder:
     ended and the folder removed on the way out, whatever happened."""
 
     def __init__(self, resolution: float) -> None:
-        self.folder = tempfile.mkdtemp(prefix="gestalt-overview-")
+        _clean_after_killed_kernels()
+        self.folder = tempfile.mkdtemp(prefix=f"{FOLDER}{os.getpid()}-")
         self.errors = open(os.path.join(self.folder, "errors.txt"), "wb")  # a file: a chatty child never blocks on a full pipe
         try:
             self.child = subprocess.Popen([sys.executable, __file__, self.folder, repr(float(resolution))],
@@ -306,6 +308,24 @@ class Beside:
         if isinstance(found, BaseException):
             raise found
         return found
+
+
+#: Leiden's folders in the temp dir: ``gestalt-overview-<kernel pid>-…``.
+FOLDER = "gestalt-overview-"
+
+
+def _clean_after_killed_kernels() -> int:
+    """Remove the folders of Leiden's processes whose kernel is gone (killed with -9: nothing of it ran to clean
+    up); how many. A folder is only ever removed once no process has its kernel's pid."""
+    removed = 0
+    if not os.path.isdir("/proc/self"):  # pragma: no cover - not Linux: no way to tell a live kernel's folder
+        return 0
+    for path in glob.glob(os.path.join(tempfile.gettempdir(), f"{FOLDER}*-*")):
+        pid = os.path.basename(path)[len(FOLDER):].split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(path, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def _wait(child: Any, watch: Callable[[int, float], None] | None) -> bool:
