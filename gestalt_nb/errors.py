@@ -13,12 +13,13 @@ class GestaltError(Exception):
     The original exception, when there was one, stays reachable as ``__cause__``.
     """
 
+    #: Whether IPython shows the one line (``%config GestaltMagic.short_errors``; the settings set it, from above).
+    short = True
+
     @property
     def _render_traceback_(self):
         """IPython shows what this returns instead of a traceback; absent when short_errors is off."""
-        from .options import settings  # deferred: errors and options use each other
-
-        if not settings.short_errors:
+        if not GestaltError.short:
             raise AttributeError("_render_traceback_")
         return self._short
 

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from .errors import GestaltError, missing
+
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
 #: Every canvas layout and the options it takes (anything else is an error, not silently ignored): the one
 #: list the settings, the magics' --layout and the canvas (canvas/encode.py) check against.
@@ -19,8 +21,6 @@ LAYOUTS = {"force": (), "layered": (), "radial": ("root",), "circular": (), "gri
 
 def parse_layout(text: str) -> tuple[str, dict[str, str]]:
     """``"positions:x=lon,y=lat"`` → ``("positions", {"x": "lon", "y": "lat"})`` (the magic's form)."""
-    from .errors import GestaltError  # deferred: errors and options use each other
-
     name, _, rest = str(text).partition(":")
     options: dict[str, str] = {}
     for part in filter(None, (item.strip() for item in rest.split(","))):
@@ -33,8 +33,6 @@ def parse_layout(text: str) -> tuple[str, dict[str, str]]:
 
 def layout_spec(name: Any, options: dict[str, Any]) -> dict[str, Any]:
     """A layout (``"radial:root=alice"``, a name and options, or a dict) checked and in the canvas's form."""
-    from .errors import GestaltError  # deferred: errors and options use each other
-
     if isinstance(name, dict):
         options = {**{key: value for key, value in name.items() if key != "name"}, **options}
         name = name.get("name", "force")
@@ -63,6 +61,11 @@ def setting(default: Any, help: str) -> Any:
 @dataclass
 class Settings:
     """Kernel-wide defaults; each is also ``%config GestaltMagic.<name>`` (``magics/magic.py`` makes the traits)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if name == "short_errors" and globals().get("settings") is self:  # errors sit below the settings: told, not asking
+            GestaltError.short = bool(value)
 
     row_limit: int = setting(1000, "Rows a query may return before it is cut (the work bound; LIMIT row_limit+1 is pushed down).")
     display_limit: int = setting(100, "Rows shown in the Table tab and the static HTML table (the display bound).")
@@ -99,13 +102,9 @@ class Settings:
         return chosen
 
     def validate(self) -> None:
-        from .errors import GestaltError  # deferred: errors and options use each other
-
         if self.renderer not in RENDERERS:
             raise GestaltError(f"Unknown renderer '{self.renderer}'; choose one of: {', '.join(RENDERERS)}.")
         if self.renderer == "pyvis" and importlib.util.find_spec("pyvis") is None:
-            from .errors import missing  # deferred: errors and options use each other
-
             raise missing("pyvis", "pyvis", "The pyvis renderer", "or keep the default renderer (--renderer canvas)")
         for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
             value = getattr(self, name)
@@ -138,8 +137,6 @@ SETTING_NAMES = tuple(item.name for item in fields(Settings))
 
 def parse_bytes(value: int | str, what: str, example: str = "2GiB, 512MiB or 536870912", hint: str = "") -> int:
     """``536870912``, ``"512MiB"``, ``"2GB"`` or ``"4g"`` in bytes (binary units); at least 1 MiB."""
-    from .errors import GestaltError  # deferred: errors and options use each other
-
     if isinstance(value, int) and not isinstance(value, bool):
         amount = value
     else:

@@ -20,7 +20,7 @@ from gestalt_nb.canvas.widget import GraphCanvas
 from gestalt_nb.graph.rows import Rows
 from gestalt_nb.graph.subgraph import Edge, Node, Subgraph, building
 from gestalt_nb.graph.values import display_properties
-from gestalt_nb.render import caption
+from gestalt_nb.render.captions import caption
 from gestalt_nb.shorten import shorten
 
 PROPERTIES = [

@@ -191,3 +191,90 @@ def test_no_private_name_is_used_outside_its_part():
             if private and any(target != part(relative) for target in targets(node, relative)):
                 crossing.append(f"{relative}:{node.lineno} {', '.join(private)}")
     assert crossing == []
+
+
+def _module_of(relative: Path) -> str:
+    return ".".join(relative.with_suffix("").parts).removesuffix(".__init__") or "__init__"
+
+
+def _resolve(base: list[str], name: str | None) -> str | None:
+    """The module a name imported from ``base`` is: a submodule when a file holds it, else ``base`` itself."""
+    for candidate in ([*base, name] if name else None, base):
+        if candidate is None:
+            continue
+        path = PACKAGE.joinpath(*candidate)
+        if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file() or not candidate:
+            return ".".join(candidate) or "__init__"
+    return None
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of the package → the package modules it imports at run time (deferred ones too)."""
+    graph: dict[str, set[str]] = {}
+    for path, relative in modules():
+        here = _module_of(relative)
+        package = list(relative.parent.parts)
+        found = graph.setdefault(here, set())
+        for node in runtime_imports(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                bases = [alias.name.split(".")[1:] for alias in node.names if alias.name.split(".")[0] == "gestalt_nb"]
+                found.update(filter(None, (_resolve(base, None) for base in bases)))
+                continue
+            if node.level == 0 and (node.module or "").split(".")[0] != "gestalt_nb":
+                continue
+            base = (node.module or "").split(".")[1:] if node.level == 0 else \
+                package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            found.update(filter(None, (_resolve(base, alias.name) for alias in node.names)))
+        found.discard(here)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph.get(start, ()))))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return found
+
+
+def test_no_import_cycle_among_the_package_modules():
+    """Modules import one another one way, deferred imports included (``TYPE_CHECKING`` imports aside)."""
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -333,7 +333,7 @@ def test_the_quickstart_points_at_every_notebook():
 
 
 def test_source_passages_are_captioned_readably(demo):
-    from gestalt_nb.render import caption
+    from gestalt_nb.render.captions import caption
 
     result = gestalt_nb.run("MATCH (n) RETURN n", limit=200)
     sources = [node for node in result.subgraph.nodes.values() if "__LangChainSource__" in node.labels]

@@ -16,7 +16,7 @@ from ..errors import GestaltError
 from ..graph.subgraph import Node, Subgraph
 from ..graph.values import display_properties
 from ..options import layout_spec
-from ..render import caption as caption_of
+from ..render.captions import caption as caption_of
 from ..shorten import listing, shorten
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, bounded_value
 

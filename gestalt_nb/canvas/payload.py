@@ -17,7 +17,7 @@ from typing import Any
 from ..graph.ids import as_loaded
 from ..graph.subgraph import Edge, Node, Subgraph, building
 from ..graph.values import SAFE_INTEGER, display_properties, number_text
-from ..render import caption
+from ..render.captions import caption
 from ..render.palette import label_color
 from ..shorten import shorten
 from .protocol import EdgeColumns

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .lint import MAGIC_LINE
+from .text import MAGIC_LINE
 
 KEYWORDS = frozenset(
     """MATCH OPTIONAL WHERE RETURN WITH UNWIND AS ORDER BY SKIP LIMIT ASC ASCENDING DESC DESCENDING DISTINCT

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import GestaltError
 from ..options import settings
-from .text import mask
+from .text import MAGIC_LINE, mask
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -34,8 +34,6 @@ TARGET = "gestalt_nb.editor"
 #: Counts shown on hover stop above this many (the schema view's bound).
 COUNT_BOUND = 10_000
 _LOCATED = re.compile(r"^(?P<kind>Cypher (?:syntax )?error) at line (?P<line>\d+), column (?P<column>\d+): ")
-#: The first line of a %%gcypher cell (or a one-line %gcypher cell), as the editor and the formatter find it.
-MAGIC_LINE = re.compile(r"^(%%?)gcypher(?=\s|$)")
 _ALIAS = re.compile(r"(?:^|\s)--alias(?:=|\s+)(?P<alias>[^\s'\"]+)")
 _UNTYPED_HOP = re.compile(r"\)\s*(?P<hop><?-(?:\[[^\]:]*\])?->?)\s*\(")
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.IGNORECASE)

@@ -6,7 +6,11 @@ need this; neither can rely on the engine's parser, which stops at the first thi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+#: A cell's first line that makes it Cypher: ``%%gcypher`` (or ``%gcypher``) and its options.
+MAGIC_LINE = re.compile(r"^(%%?)gcypher(?=\s|$)")
 
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _OPENERS = {value: key for key, value in _CLOSERS.items()}

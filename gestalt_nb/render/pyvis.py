@@ -19,7 +19,7 @@ from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..options import Settings
 from ..shorten import shorten
-from . import caption
+from .captions import caption
 
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:; connect-src 'none';"
 

@@ -15,7 +15,7 @@ from typing import Any
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..shorten import shorten
-from . import caption
+from .captions import caption
 from .xml import xml_text
 
 CAPTIONS = 150

@@ -16,7 +16,7 @@ import numpy as np
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..shorten import shorten
-from . import caption
+from .captions import caption
 from .palette import label_color
 from .xml import xml_text
 
