@@ -22,6 +22,8 @@ from ..errors import GestaltError
 from .compact import Compact
 from .detect import Beside, Feeder, communities, weighted_leiden
 
+#: Links drawn per group (its strongest): a graph of many groups is connected almost everywhere.
+STRONGEST = 3
 #: Distinct numeric values up to which a property groups by value; above it, by bins.
 MAX_VALUES = 12
 BINS = 10

@@ -19,7 +19,7 @@ from ..cypher.budget import run_within
 from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Edge, Subgraph
-from .grouping import by_community, dense
+from .grouping import STRONGEST, by_community, dense
 
 if TYPE_CHECKING:
     from .result import OverviewResult
@@ -64,13 +64,20 @@ def opened(result: OverviewResult, number: int, level: OverviewResult) -> Subgra
     local = np.full(top.size, -1, dtype=np.int64)
     local[np.flatnonzero(inside)] = level.membership_array
     src, dst = result.compact.src, result.compact.dst
+    totals: dict[tuple[int, int], int] = {}
     for ours, theirs in ((src, dst), (dst, src)):
         leaving = inside[ours] & ~inside[theirs] & (top[theirs] >= 0)
         keys, _, counts = dense(local[ours[leaving]] * result.group_count + top[theirs[leaving]], inverse=False)
         for key, total in zip(keys.tolist(), counts.tolist()):
-            sub, other = divmod(key, result.group_count)
-            edge_id = f"{level.node_id(sub)}~{result.node_id(other)}"
-            known = part.edges.get(edge_id)
-            total += known.properties["relationships"] if known is not None else 0
-            part.edges[edge_id] = Edge(edge_id, level.node_id(sub), result.node_id(other), "", {"relationships": total})
+            pair = divmod(key, result.group_count)
+            totals[pair] = totals.get(pair, 0) + total
+    kept: dict[int, int] = {}
+    for (sub, other), total in sorted(totals.items(), key=lambda item: -item[1]):  # each sub-group's strongest few
+        if kept.get(sub, 0) >= STRONGEST:
+            continue
+        kept[sub] = kept.get(sub, 0) + 1
+        edge_id = f"{level.node_id(sub)}~{result.node_id(other)}"
+        part.edges[edge_id] = Edge(edge_id, level.node_id(sub), result.node_id(other), "", {"relationships": total})
+    if len(totals) > sum(kept.values()):
+        part.notes.append(f"{len(totals):,} links join these groups to the groups around them; each one's {STRONGEST} strongest are drawn.")
     return part

@@ -21,15 +21,13 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
-from .grouping import Grouping, dense
+from .grouping import STRONGEST, Grouping, dense
 from .naming import Naming, name_groups
 
 if TYPE_CHECKING:
     from ..session import Connection
 
 TOP_MEMBERS = 10
-#: Links drawn per group (its strongest): a graph of many groups is connected almost everywhere.
-STRONGEST = 3
 
 
 def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str:
