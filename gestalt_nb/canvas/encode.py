@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import GestaltError
+from ..graph.bookkeeping import legend_label, legend_type
 from ..graph.subgraph import Node, Subgraph
 from ..graph.values import display_properties
 from ..options import layout_spec
@@ -160,11 +161,16 @@ class ViewMethods:
             return set()
         drawn = list(self.subgraph.nodes.values())
         hidden = set(op.get("hide", ()))
-        if "labels" in op:
+        asked, nodes = self.subgraph.asked, self.subgraph.nodes
+        if "labels" in op:  # by the names the legend lists (bookkeeping ones in words: ``bookkeeping.legend_label``)
             keep = set(op["labels"])
-            hidden |= {node.id for node in drawn if (node.labels[0] if node.labels else "(no label)") not in keep}
+            hidden |= {node.id for node in drawn if (legend_label(node.labels, asked) or "(no label)") not in keep}
         if "types" in op:
             kinds = set(op["types"])
-            hidden |= {edge.id for edge in self.subgraph.edges.values() if edge.type not in kinds}
+
+            def ends(edge: Any) -> tuple[tuple[str, ...], ...]:
+                return tuple(nodes[end].labels if end in nodes else () for end in (edge.source, edge.target))
+
+            hidden |= {edge.id for edge in self.subgraph.edges.values() if legend_type(edge.type, ends(edge), asked) not in kinds}
         return hidden
 

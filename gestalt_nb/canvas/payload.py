@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..graph.bookkeeping import TYPES as BOOKKEEPING_TYPES
+from ..graph.bookkeeping import legend_label, legend_type
 from ..graph.ids import as_loaded
 from ..graph.subgraph import Edge, Node, Subgraph, building
 from ..graph.values import SAFE_INTEGER, display_properties, number_text
@@ -114,6 +116,10 @@ class Vocabulary:
         self.keys: dict[str, str] = {}  # stored node id -> its key on the page
         self.ids: dict[str, str] = {}  # key on the page -> stored node id
         self._numbers: dict[str, int] = {}  # label or type name -> its index (the lists in dict form)
+        #: Bookkeeping names the drawing's query wrote out (``Subgraph.asked``): listed as they are; other
+        #: bookkeeping labels and types are listed in words (``bookkeeping.legend_label``), the panel keeps them.
+        self.asked: frozenset[str] = frozenset()
+        self.ends: dict[str, tuple[str, ...]] = {}  # node id -> labels, for ``type_name``
 
     def key(self, node_id: str) -> str:
         """The node's key on the page: its id as loaded, unless another node already reads the same."""
@@ -143,6 +149,13 @@ class Vocabulary:
             self._numbers[(id(names), name)] = number
         return number
 
+    def type_name(self, edge: Edge) -> str:
+        """The name a relationship's type is listed by (``bookkeeping.legend_type``: words for a bookkeeping one)."""
+        kind = edge.type
+        if kind in BOOKKEEPING_TYPES or kind.startswith("__"):
+            return legend_type(kind, (self.ends.get(edge.source, ()), self.ends.get(edge.target, ())), self.asked)
+        return kind
+
     def legend(self) -> list[dict[str, str]]:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
@@ -153,13 +166,17 @@ class Vocabulary:
         value = shown.get(caption_property)
         text = value if type(value) is str else caption(node.id, shown, caption_property)
         labels = node.labels
+        first = labels[0] if labels else ""
+        if first.startswith("__") or (len(labels) > 1 and any(label.startswith("__") for label in labels)):
+            self.ends[node.id] = labels  # a bookkeeping end: its MENTIONS, IN_NAMESPACE, ... are bookkeeping too
+            first = legend_label(labels, self.asked)  # the legend gets the person's own label, or words
         item: dict[str, Any] = {
             "id": self.keys.get(node.id) or self.key(node.id),
             "c": text if len(text) <= CAPTION_CHARS else shorten(text, CAPTION_CHARS),
-            "l": self._index(self.labels, labels[0]) if labels else -1,
+            "l": self._index(self.labels, first) if labels else -1,
         }
-        if len(labels) > 1:
-            item["L"] = list(labels[1:])
+        if len(labels) > 1 or (labels and first != labels[0]):  # the panel shows every label the node has
+            item["L"] = [label for label in labels if label != first]
         if highlighted:
             item["h"] = 1
         if group:  # an overview's super-node: its caption is always drawn
@@ -174,7 +191,7 @@ class Vocabulary:
             "id": edge.id,
             "s": keys.get(edge.source) or self.key(edge.source),
             "t": keys.get(edge.target) or self.key(edge.target),
-            "y": self._index(self.types, edge.type),
+            "y": self._index(self.types, name := self.type_name(edge)),
         }
         if highlighted:
             item["h"] = 1
@@ -182,6 +199,8 @@ class Vocabulary:
         if width:
             item["w"] = width
         panel = _edge_panel(edge)
+        if name != edge.type:  # listed in words: the panel names the stored type
+            panel = {**(panel or {}), "type": edge.type}
         if panel is not None:
             item["p"] = panel
         return item
@@ -214,14 +233,19 @@ class Vocabulary:
             targets.append(target)
             kind = kinds_seen.get(edge.type)
             if kind is None:
-                kind = kinds_seen[edge.type] = number(types, edge.type)
+                kind = number(types, self.type_name(edge))
+                if edge.type not in BOOKKEEPING_TYPES and not edge.type.startswith("__"):  # else named by its ends, each time
+                    kinds_seen[edge.type] = kind
             kinds.append(kind)
             if edge.id in marked:
                 lit.append(at)
             if groups and (width := _width(edge, groups)):
                 widths.append([at, width])
             properties = edge.properties  # only its type (the common case) skips the call: one per relationship here
-            if not (len(properties) == 1 and properties.get("type", edge) == edge.type) and (panel := _edge_panel(edge)) is not None:
+            panel = None if len(properties) == 1 and properties.get("type", edge) == edge.type else _edge_panel(edge)
+            if kind >= 0 and types[kind] != edge.type:  # listed in words: the panel names the stored type
+                panel = {**(panel or {}), "type": edge.type}
+            if panel is not None:
                 panels.append([at, panel])
         columns = EdgeColumns(id=ids, s=sources, t=targets, y=kinds)
         if lit:
@@ -265,6 +289,7 @@ def _edge_panel(edge: Edge) -> dict[str, Any] | None:
 def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *, counts: dict[str, int] | None = None,
             columns: bool = True) -> dict[str, Any]:
     """The base ``graph`` trait of a canvas (relationships in columns, ``ec``; ``columns=False``: a dict each, ``edges``)."""
+    vocabulary.asked = subgraph.asked
     with building():
         if columns:
             nodes = vocabulary.nodes(subgraph, caption_property)

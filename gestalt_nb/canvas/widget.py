@@ -181,6 +181,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
                 f"{len(dropped_nodes):,} nodes and {dropped_edges:,} relationships were not drawn.",
                 "warning",
             )
+        self.subgraph.asked = self.vocabulary.asked = self.subgraph.asked | part.asked
         labels_before, types_before = len(self.vocabulary.labels), len(self.vocabulary.types)
         with building():
             op: dict[str, Any] = {

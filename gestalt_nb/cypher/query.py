@@ -24,6 +24,7 @@ from langchain_gestaltdb import ReadOnlyQueryError
 from .. import display
 from ..errors import GestaltError, map_full, storage_problem
 from ..graph import ids, names
+from ..graph.bookkeeping import asked_in
 from ..graph.subgraph import building
 from ..options import parse_bytes, settings
 from ..shorten import listing, shorten
@@ -128,6 +129,7 @@ def run(
     (rows, truncated), rewrite, usage = _execute(connection, prepared, params, write, budget, row_limit)
     elapsed = time.perf_counter() - started
     subgraph = rows.subgraph(title=_title(query), fetch=connection.nodes)
+    subgraph.asked = asked_in(query)
     if prepared.writes:
         connection.feed.publish("cypher", None, exact=False)
     notes = _notes(prepared, row_limit, truncated) + _id_notes(rewritten, bool(rows))

@@ -88,6 +88,9 @@ class Subgraph:
     #: Super-nodes of an overview (node id → {"group": number, "size": members, …}): nodes that stand
     #: for a group of nodes. Ours, never a person's data; empty for every other drawing.
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Bookkeeping labels and types the query wrote out (``bookkeeping.asked_in``): its legend shows them as
+    #: they are; every other bookkeeping name is listed in words (``(source)``) or left out.
+    asked: frozenset[str] = frozenset()
 
     # -- building -----------------------------------------------------------
     def add_node(self, node: Node, *, highlight: bool = False) -> None:
@@ -150,6 +153,7 @@ class Subgraph:
             self.add_edge(edge, highlight=edge.id in other.highlight_edges)
         self.truncated = self.truncated or other.truncated
         self.groups.update(other.groups)
+        self.asked |= other.asked
         self.notes.extend(note for note in other.notes if note not in self.notes)
         return self
 
@@ -157,7 +161,7 @@ class Subgraph:
         """A copy to grow: what ``Subgraph(title=self.title, truncated=self.truncated).merge(self)`` makes, in bulk."""
         nodes, edges = dict(self.nodes), dict(self.edges)
         return Subgraph(nodes, edges, self.highlight_nodes & nodes.keys(), self.highlight_edges & edges.keys(),
-                        self.truncated, list(dict.fromkeys(self.notes)), self.title, dict(self.groups))
+                        self.truncated, list(dict.fromkeys(self.notes)), self.title, dict(self.groups), self.asked)
 
     # -- bounding -----------------------------------------------------------
     def capped(self, max_nodes: int, max_edges: int, *, reason: str = "") -> Subgraph:
@@ -190,6 +194,7 @@ class Subgraph:
             notes=[*self.notes, note],
             title=self.title,
             groups={key: value for key, value in self.groups.items() if key in kept_nodes},
+            asked=self.asked,
         )
 
     # -- reading ------------------------------------------------------------

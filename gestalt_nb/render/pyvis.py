@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import GestaltError
+from ..graph.bookkeeping import legend_label
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..options import Settings
@@ -59,7 +60,7 @@ def document(subgraph: Subgraph, options: Settings) -> str:
             node.id,
             label=shorten(label, 40),
             title=_tooltip(f"{node.id} :{':'.join(node.labels)}", properties),
-            group=node.labels[0] if node.labels else "",
+            group=legend_label(node.labels, subgraph.asked),
             borderWidth=4 if node.id in subgraph.highlight_nodes else 1,
         )
     for edge in subgraph.edges.values():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
+from ..graph.bookkeeping import legend_label
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..shorten import shorten
@@ -30,7 +31,7 @@ def _legend(subgraph: Subgraph, nodes: dict[str, Any], top: int) -> str:
     colours: dict[str, Counter] = defaultdict(Counter)
     for node_id, (_, _, _, colour) in nodes.items():
         node = subgraph.nodes.get(node_id)
-        colours[(node.labels[0] if node and node.labels else "(no label)")][colour] += 1
+        colours[(legend_label(node.labels, subgraph.asked) if node and node.labels else "") or "(no label)"][colour] += 1
     if not colours or any(len(seen) != 1 for seen in colours.values()):
         return ""  # colour means something else than the label (an encoding): the page's legend says what
     picked = [(label, next(iter(seen))) for label, seen in colours.items()]

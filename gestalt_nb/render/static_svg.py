@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from ..graph.bookkeeping import legend_label
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
 from ..shorten import shorten
@@ -95,7 +96,7 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
     for node in subgraph.nodes.values():
         x, y = place[node.id]
         r = 7 if node.id in subgraph.highlight_nodes else 5
-        label = node.labels[0] if node.labels else ""
+        label = legend_label(node.labels, subgraph.asked)  # a bookkeeping label in words: (source)
         labels.setdefault(label, label_color(label or None))
         groups[labels[label]].append(f'<circle cx="{x}" cy="{y}" r="{r}"/>')
     texts = []
