@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import display
 from ..cypher.budget import guard_interrupts
-from . import completion, editor
+from . import completion, editor, standing
 from .magic import GestaltMagic
 
 __all__ = ["GestaltMagic", "register"]
@@ -39,6 +39,7 @@ def register(shell: Any) -> None:
     display._after_cell_hooked = True
     completion.register(shell)  # the Cypher completer, once (a reload replaces it and undoes what it silenced)
     editor.register(shell)  # the Cypher editor's comm target (replaced on a reload)
+    standing.register(shell, frozenset(GestaltMagic.magics["line"]))  # a view magic mid-cell shows its view there
     if any(isinstance(item, GestaltMagic) for item in shell.configurables):
         return  # already registered: keep the magics and whatever %config set
     magics = GestaltMagic(shell=shell)
