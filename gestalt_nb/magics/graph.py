@@ -69,8 +69,8 @@ def goverview_parser() -> Parser:
     parser.add_argument("--resolution", type=float, default=1.0, help="Leiden resolution: higher gives more, smaller communities")
     parser.add_argument("--max-groups", type=int, default=300, help="groups drawn; the smallest past it are merged into \"other\"")
     parser.add_argument("--color", help="super-node colour: label (their most common label, default) or group")
-    parser.add_argument("--timeout", type=float, help="seconds the overview may take (default: %%config GestaltMagic.timeout)")
-    parser.add_argument("--memory-limit", help="memory it may add, e.g. 2GiB (default: %%config GestaltMagic.memory_limit)")
+    parser.add_argument("--timeout", type=float, help="seconds the overview may take (default: %config GestaltMagic.timeout)")
+    parser.add_argument("--memory-limit", help="memory it may add, e.g. 2GiB (default: %config GestaltMagic.memory_limit)")
     parser.add_argument("--alias", help="connection to use instead of the current one")
     parser.add_argument("-o", "--out", help="store the OverviewResult in this variable")
     return parser
