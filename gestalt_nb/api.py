@@ -56,28 +56,93 @@ def connect(path: str, *, alias: str | None = None, map_size: int | str | None =
             index_names: bool = False) -> Connection:
     """Open an existing database directory and make it current (``%gestalt open``); opening writes nothing to it.
 
-    ``read_only=True`` opens it through LMDB's read-only mode (``--read-only``: a read-only file system works);
-    ``index_names=True`` builds the case-insensitive name index in it if missing (``--index-names``)."""
+    Parameters
+    ----------
+    path : str
+        The database directory (the one holding its manifest).
+    alias : str, optional
+        The connection's name (``%gestalt switch NAME``); the directory's name by default.
+    map_size : int or str, optional
+        LMDB's map size, e.g. ``"8GiB"`` (default ``settings.map_size``); LMDB does not keep it, so it is passed on every open.
+    read_only : bool, default False
+        Open through LMDB's read-only mode (``--read-only``: a read-only file system works).
+    index_names : bool, default False
+        Build the case-insensitive name index in it if missing (``--index-names``); else names are matched in memory.
+
+    Examples
+    --------
+    >>> conn = gestalt_nb.connect("graphs/people", read_only=True)
+    """
     return REGISTRY.open(path, alias=alias, map_size=map_size, read_only=read_only, index_names=index_names)
 
 
 def create(path: str, *, backend: str = "lmdb", alias: str | None = None, map_size: int | str | None = None) -> Connection:
-    """Create a new database directory and make it current (``%gestalt create``)."""
+    """Create a new database directory and make it current (``%gestalt create``).
+
+    Parameters
+    ----------
+    path : str
+        The directory to create (it must not hold a database yet).
+    backend : str, default "lmdb"
+        GestaltDB's storage backend; LMDB is the embedded default.
+    alias : str, optional
+        The connection's name (``%gestalt switch NAME``); the directory's name by default.
+    map_size : int or str, optional
+        LMDB's map size, e.g. ``"8GiB"`` (default ``settings.map_size``); LMDB does not keep it, so it is passed on every open.
+
+    Examples
+    --------
+    >>> conn = gestalt_nb.create("graphs/people")
+    """
     return REGISTRY.create(path, backend=backend, alias=alias, map_size=map_size)
 
 
 def demo(path: str | None = None, *, alias: str | None = None) -> Connection:
-    """Open the bundled demo graph, building it first if needed (``%gestalt demo``)."""
+    """Open the bundled demo graph, building it first if needed (``%gestalt demo``).
+
+    Parameters
+    ----------
+    path : str, optional
+        Where to build (or find) it; a scratch directory by default.
+    alias : str, optional
+        The connection's name; ``"demo"`` by default.
+
+    Examples
+    --------
+    >>> conn = gestalt_nb.demo()
+    """
     return REGISTRY.demo(path, alias=alias)
 
 
 def use(graph: Any, *, alias: str = "graph") -> Connection:
-    """Borrow a ``GestaltDBGraph`` or ``GraphDB`` you already hold (``%gestalt use``)."""
+    """Borrow a ``GestaltDBGraph`` or ``GraphDB`` you already hold (``%gestalt use``); it is never closed here.
+
+    Parameters
+    ----------
+    graph : GestaltDBGraph or GraphDB
+        The graph to work on.
+    alias : str, default "graph"
+        The connection's name.
+
+    Examples
+    --------
+    >>> conn = gestalt_nb.use(graph, alias="mine")
+    """
     return REGISTRY.use(graph, alias=alias)
 
 
 def connection(alias: str | None = None) -> Connection:
-    """The named connection, or the current one."""
+    """The named connection, or the current one.
+
+    Parameters
+    ----------
+    alias : str, optional
+        The connection's name; the current one by default.
+
+    Examples
+    --------
+    >>> gestalt_nb.connection().info()
+    """
     return REGISTRY.get(alias)
 
 
