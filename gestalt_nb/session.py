@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .deferred import Deferred, hands_keywords_to
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
-from .graph.ids import resolve
+from .graph.ids import resolve, stored
 from .options import parse_bytes, settings
 
 if TYPE_CHECKING:
@@ -234,7 +234,7 @@ class Connection:
 
 
 def _fetch(get: Any, ids: list[str]) -> list[dict[str, Any]]:
-    found = (get(entity_id.encode("utf-8")) for entity_id in ids)
+    found = (get(stored(entity_id).encode("utf-8")) for entity_id in ids)  # a node id as loaded (2) or stored
     # The adapter's own JSON normalisation, so fetched nodes have exactly the shape its queries return.
     from .graph.adapter import normalize  # deferred: the adapter (LangChain) loads on first use
 

@@ -62,7 +62,7 @@ def test_to_cypher_minds_integer_ids(shell, demo):
     canvas = gestalt_nb.run("MATCH (a:Num)-[r:NEXT]->(b:Num) RETURN a, r, b").canvas
     canvas.add(gestalt_nb.run("MATCH (n:Person {name: 'Alice Chen'}) RETURN n").subgraph)  # a node with no drawn relationship
     nodes, edges, _ = rerun(demo, canvas.to_cypher())
-    assert nodes == set(canvas.subgraph.nodes) and "__lc_int__:0" in nodes and "alice" in nodes
+    assert nodes == set(canvas.subgraph.nodes) and 0 in nodes and "alice" in nodes
     assert edges == set(canvas.subgraph.edges)
 
 

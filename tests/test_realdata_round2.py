@@ -222,8 +222,8 @@ def test_canvas_sends_selects_and_calls_back_with_ids_as_loaded(grid):
     assert clicked == [7] and selected == [[7, "zz-sub-1"]]
     assert canvas.selected == ["7", "zz-sub-1"]
     canvas.highlight([8])
-    assert canvas.subgraph.highlight_nodes == {"__lc_int__:8"}
-    assert canvas.remove([6]) == 2 and "__lc_int__:6" not in canvas.subgraph.nodes
+    assert canvas.subgraph.highlight_nodes == {8}  # the drawing keys nodes by the id as loaded
+    assert canvas.remove([6]) == 2 and 6 not in canvas.subgraph.nodes
 
 
 def test_text_and_integer_ids_that_read_alike_stay_apart_on_the_canvas(empty):

@@ -179,7 +179,7 @@ def test_the_engine_records_of_a_read_are_freed_after_its_cell_not_before_its_ou
 def test_a_node_read_twice_is_kept_once(typed):
     result = gestalt_nb.run("MATCH (a:T {i: 1})-[r:R|S]->(b) RETURN a, r, b")
     firsts = [row[0] for row in result.rows._items]
-    assert len(firsts) == 2 and firsts[0] is firsts[1] is result.subgraph.nodes["__lc_int__:1"]
+    assert len(firsts) == 2 and firsts[0] is firsts[1] is result.subgraph.nodes[1]
     assert values.frame(result.records, result.columns).equals(result.df)
 
 

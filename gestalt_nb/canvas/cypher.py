@@ -21,6 +21,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from ..graph.ids import stored
 from ..graph.subgraph import Subgraph
 
 #: The longest query GestaltDB's read-only path accepts.
@@ -96,10 +97,10 @@ def _branches(alone: list[str], starts: dict[str, list[Any]], literal: bool) -> 
         params[name] = item
         return "$" + name
 
-    branches = [f"MATCH (n {{id: {value(f'n{k}', node_id)}}}) {_NODE}" for k, node_id in enumerate(alone)]
+    branches = [f"MATCH (n {{id: {value(f'n{k}', stored(node_id))}}}) {_NODE}" for k, node_id in enumerate(alone)]
     for k, (node_id, edges) in enumerate(starts.items(), start=len(alone)):
         kinds = sorted({edge.type for edge in edges})
-        branches.append(f"MATCH (n {{id: {value(f'n{k}', node_id)}}}){_pattern(kinds)}(m) "
+        branches.append(f"MATCH (n {{id: {value(f'n{k}', stored(node_id))}}}){_pattern(kinds)}(m) "
                         f"WHERE id(r) IN {value(f'r{k}', [edge.id for edge in edges])} RETURN n, r, m")
     return branches, params
 
@@ -119,4 +120,4 @@ def drawing_query(subgraph: Subgraph, hidden: set[str] | None = None) -> Drawing
     # too many start nodes even for parameters: one branch per type over all nodes (a scan)
     branches = [f"MATCH (n) WHERE id(n) IN $nodes {_NODE}"] if alone or not edges else []
     branches += [f"MATCH (n){_pattern([kind])}>(m) WHERE id(r) IN $edges RETURN n, r, m" for kind in sorted({edge.type for edge in edges})]
-    return DrawingQuery("\nUNION ALL\n".join(branches), {"nodes": alone, "edges": [edge.id for edge in edges]}, rows)
+    return DrawingQuery("\nUNION ALL\n".join(branches), {"nodes": [stored(node_id) for node_id in alone], "edges": [edge.id for edge in edges]}, rows)

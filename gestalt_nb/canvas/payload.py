@@ -16,7 +16,7 @@ from typing import Any
 
 from ..graph.bookkeeping import TYPES as BOOKKEEPING_TYPES
 from ..graph.bookkeeping import legend_label, legend_type
-from ..graph.ids import as_loaded
+from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, building
 from ..graph.values import SAFE_INTEGER, display_properties, number_text
 from ..render.captions import caption
@@ -121,14 +121,15 @@ class Vocabulary:
         self.asked: frozenset[str] = frozenset()
         self.ends: dict[str, tuple[str, ...]] = {}  # node id -> labels, for ``type_name``
 
-    def key(self, node_id: str) -> str:
+    def key(self, node_id: str | int) -> str:
         """The node's key on the page: its id as loaded, unless another node already reads the same."""
         known = self.keys.get(node_id)
         if known is not None:
             return known
         candidate = str(as_loaded(node_id))  # then the stored id, then its JSON text (made only when needed)
         if candidate in self.ids:
-            candidate = node_id if node_id not in self.ids else json.dumps(node_id)
+            text = stored(node_id)
+            candidate = text if text not in self.ids else json.dumps(text)
         self.keys[node_id], self.ids[candidate] = candidate, node_id
         return candidate
 

@@ -289,11 +289,12 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         return self.expander(self, node_id)
 
     # -- ids: stored (``subgraph``), on the page (keys), as loaded (callbacks) ----------------
-    def _stored(self, item: Any) -> str:
-        """A stored id from a stored id, an id as loaded (``0``) or a key on the page."""
-        text = stored(item)
-        if text in self.subgraph.nodes or text in self.subgraph.edges:
-            return text
+    def _stored(self, item: Any) -> Any:
+        """The drawing's own key (a node's id as loaded, a relationship's id) from an id as loaded (``0``), a stored
+        id (``"__lc_int__:0"``) or a key on the page."""
+        for candidate in (item, as_loaded(item), stored(item)):
+            if candidate in self.subgraph.nodes or candidate in self.subgraph.edges:
+                return candidate
         return self.vocabulary.node_id(str(item))
 
     def _page(self, item: str) -> str:

@@ -3,9 +3,8 @@
 One rule for expanding, wherever it starts (``Explorer.expand()``, the explorer's Expand button, a
 double-click on any canvas): relationships are followed both ways unless a direction is given.
 Ids a person or their code reads from the explorer (``find``, ``node_details``, ``last_expansion``,
-``last_sampling``, the Cypher) are as loaded (``0``, not the stored ``__lc_int__:0``); the
-``Subgraph`` it keeps is keyed by stored ids like every drawing, and its tables and networkx graph
-give ids as loaded too.
+``last_sampling``, the Cypher) are as loaded (``0``, not the stored ``__lc_int__:0``), and so are
+the keys of the ``Subgraph`` it keeps, like every drawing's; its tables and networkx graph too.
 
 Expansion reads GestaltDB's typed adjacency (``sample_neighbors``, seeded so a session is
 reproducible), never an untyped ``-[r]->`` pattern, which scans every edge per node. The Cypher
@@ -169,9 +168,9 @@ class Explorer:
         if not self.subgraph.nodes:
             raise GestaltError("Nothing to expand yet: start from a node first.")
         db = self.connection.db
-        wanted = list(node_ids) if node_ids else sorted(self.subgraph.highlight_nodes)
+        wanted = list(node_ids) if node_ids else sorted(self.subgraph.highlight_nodes, key=str)
         resolved = [resolve(db, node_id) for node_id in wanted]
-        unknown = [repr(as_loaded(node_id)) for node_id in resolved if node_id not in self.subgraph.nodes]
+        unknown = [repr(as_loaded(node_id)) for node_id in resolved if as_loaded(node_id) not in self.subgraph.nodes]
         if unknown:
             raise GestaltError(f"Not on the canvas: {', '.join(unknown)}. Expand a node that is drawn.")
         return resolved
@@ -209,7 +208,7 @@ class Explorer:
 
     def node_details(self, node_id: str) -> dict[str, Any]:
         """A drawn node's id (as loaded), labels and properties, temporal values as ISO text."""
-        node = self.subgraph.nodes[resolve(self.connection.db, node_id)]
+        node = self.subgraph.nodes[as_loaded(resolve(self.connection.db, node_id))]
         return {"id": as_loaded(node.id), "labels": list(node.labels), **display_properties(node.properties)}
 
     def adopt(self, subgraph: Subgraph) -> None:
@@ -242,7 +241,7 @@ class _Step:
         chosen = []
         for record in records:
             neighbor = db.key_to_string(record["neighbor_id"])
-            if neighbor not in drawn and neighbor not in self.new_nodes:
+            if as_loaded(neighbor) not in drawn and neighbor not in self.new_nodes:
                 if len(drawn) + len(self.new_nodes) >= self.explorer.node_budget:
                     self.budget_hit = True
                     if size is None:

@@ -30,6 +30,7 @@ from ..display import Displayable
 from ..errors import GestaltError
 from . import bookkeeping, catalog, name_lookup, names
 from .adapter import normalize
+from .ids import as_loaded
 from .subgraph import Subgraph, edge_from_json, node_from_json
 
 #: Relationship types the adapter and the memory store write for their bookkeeping. A relationship of
@@ -134,7 +135,7 @@ class SubgraphResult(Displayable):
 
         seeds = set(self.seed_node_ids)
         rows = [
-            {"id": raw["id"], "labels": ", ".join(raw.get("labels") or ()), "name": (raw.get("properties") or {}).get("name"),
+            {"id": as_loaded(raw["id"]), "labels": ", ".join(raw.get("labels") or ()), "name": (raw.get("properties") or {}).get("name"),
              "hop": self.hops.get(raw["id"]), "seed": raw["id"] in seeds}
             for raw in self.nodes
         ]

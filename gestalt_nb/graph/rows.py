@@ -30,6 +30,7 @@ from gestaltdb.graphdb import Node as EngineNode
 from gestaltdb.query_engine.cypher.ast import PathValue
 
 from .adapter import normalize
+from .ids import PREFIX, as_loaded, stored
 from .subgraph import Edge, Node, NodeFetcher, Subgraph, building, from_records
 from .values import EDGE_KEYS, NODE_KEYS, PATH_KEYS
 
@@ -50,10 +51,13 @@ class Path:
 def to_json(value: Any) -> Any:
     """The adapter's JSON of one compact value (fresh containers; properties dicts shared)."""
     kind = type(value)
-    if kind is Node:
-        return {"id": value.id, "properties": value.properties, "labels": list(value.labels)}
+    if kind is Node:  # ids as the adapter stores them (a Subgraph keys them as loaded: 2, not __lc_int__:2)
+        node_id = value.id
+        return {"id": node_id if type(node_id) is str else stored(node_id), "properties": value.properties, "labels": list(value.labels)}
     if kind is Edge:
-        return {"id": value.id, "source": value.source, "target": value.target, "properties": value.properties}
+        source, target = value.source, value.target
+        return {"id": value.id, "source": source if type(source) is str else stored(source),
+                "target": target if type(target) is str else stored(target), "properties": value.properties}
     if kind is list:
         return [to_json(item) for item in value]
     if kind is dict:
@@ -96,9 +100,9 @@ class _Reader:
     def __init__(self, same_state: bool) -> None:
         self.same_state = same_state
         self.seen: dict[int, Any] = {}  # id(engine object) -> its compact value (the objects outlive the read)
-        self.ids: dict[str, str] = {}  # one string object per node id (edges' endpoints share it)
+        self.ids: dict[str, str | int] = {}  # stored node id -> one object of it as loaded (edges' endpoints share it)
         self.labels: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple per label set
-        self.nodes: dict[str, Node] = {}  # in a read: every node and relationship, in the order the rows hold them
+        self.nodes: dict[str | int, Node] = {}  # by id as loaded; in a read: every node and relationship, in the order the rows hold them
         self.edges: dict[str, Edge] = {}
         #: False once a value was met that ``_absorb`` reads otherwise than this reader (a map, the adapter's
         #: JSON, two unequal objects with one id): then ``nodes`` / ``edges`` are not the rows' subgraph.
@@ -151,11 +155,12 @@ class _Reader:
         if type(node_id) is not str or depth >= 62:
             self.exact = False
             return normalize(value, _depth=depth)
+        node_id = self.loaded(node_id)
         known = self.nodes.get(node_id) if self.same_state else None
         if known is not None and known.labels == labels and known.properties == value.properties:
             return known
         properties = self.properties(value.properties, depth + 1)
-        node = _node(self.ids.setdefault(node_id, node_id), labels, properties)
+        node = _node(node_id, labels, properties)
         if known is None and self.same_state:
             self.nodes[node_id] = node
         elif known is not None:
@@ -164,13 +169,14 @@ class _Reader:
 
     def edge(self, value: EngineEdge, depth: int) -> Any:
         edge_id, source, target = value._id, value.source, value.target  # an end: an id, or a Node (its id), as ``Edge.to_dict`` reads them
-        known = self.edges.get(edge_id) if self.same_state else None
-        if known is not None and known.properties == value.properties and (known.source, known.target) == (source, target):
-            return known
         if not isinstance(source, str):
             source = source.get_id
         if not isinstance(target, str):
             target = target.get_id
+        known = self.edges.get(edge_id) if self.same_state else None
+        if (known is not None and known.properties == value.properties and type(source) is str and type(target) is str
+                and (known.source, known.target) == (self.loaded(source), self.loaded(target))):
+            return known
         if not (type(edge_id) is str and type(source) is str and type(target) is str) or depth >= 62:
             self.exact = False
             return normalize(value, _depth=depth)
@@ -182,13 +188,19 @@ class _Reader:
             properties = self.properties(given, depth + 1)
             kind = properties.get("type") if isinstance(properties, dict) else None
             kind = _intern(kind) if type(kind) is str else (kind if isinstance(kind, str) else "")
-        ids = self.ids
-        edge = _edge(edge_id, ids.setdefault(source, source), ids.setdefault(target, target), kind, properties)
+        edge = _edge(edge_id, self.loaded(source), self.loaded(target), kind, properties)
         if known is None and self.same_state:
             self.edges[edge_id] = edge
         elif known is not None:
             self.exact = False
         return edge
+
+    def loaded(self, node_id: str) -> str | int:
+        """One object per node id, as loaded (``__lc_int__:2`` → ``2``: a ``Subgraph``'s key; edges' ends share it)."""
+        found = self.ids.get(node_id)
+        if found is None:
+            found = self.ids[node_id] = as_loaded(node_id) if node_id.startswith(PREFIX) else node_id
+        return found
 
     @staticmethod
     def properties(properties: Any, depth: int) -> Any:

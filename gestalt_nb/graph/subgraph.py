@@ -1,6 +1,8 @@
 """``Subgraph``: the one drawable shape. Every view that draws a graph builds one of these.
 
-Nodes and edges are kept in first-seen order and de-duplicated by id. ``highlight_*`` mark what
+Nodes and edges are kept in first-seen order and de-duplicated by id. Nodes are keyed by their id as
+loaded (the integer ``2``, not the adapter's stored ``__lc_int__:2``; see :mod:`gestalt_nb.graph.ids`), and
+relationships' ends likewise; what reads the database turns them back (``ids.stored``). ``highlight_*`` mark what
 the producer wants emphasised (query matches, seeds, a claim's root). ``capped`` is the only place
 that drops elements for drawing, and it records what it dropped in ``notes``.
 """
@@ -15,11 +17,12 @@ from typing import Any
 
 from . import values
 from .convert import edges_df, nodes_df, to_networkx
+from .ids import PREFIX, as_loaded
 
 
 @dataclass(frozen=True, slots=True)  # thousands per result: no per-instance __dict__
 class Node:
-    id: str
+    id: str | int  # as loaded: an integer id is the int
     labels: tuple[str, ...] = ()
     properties: dict[str, Any] = field(default_factory=dict)
 
@@ -30,8 +33,8 @@ class Node:
 @dataclass(frozen=True, slots=True)
 class Edge:
     id: str
-    source: str
-    target: str
+    source: str | int  # as loaded, as Node.id
+    target: str | int
     type: str = ""
     properties: dict[str, Any] = field(default_factory=dict)
 
@@ -95,6 +98,8 @@ class Subgraph:
     # -- building -----------------------------------------------------------
     def add_node(self, node: Node, *, highlight: bool = False) -> None:
         """Add a node; a fuller copy (labels/properties) replaces an id-only placeholder."""
+        if type(node.id) is str and node.id.startswith(PREFIX) and (loaded := as_loaded(node.id)) != node.id:
+            node = Node(loaded, node.labels, node.properties)  # a stored integer id: keyed as loaded
         known = self.nodes.get(node.id)
         if known is None or (not known.labels and not known.properties):
             self.nodes[node.id] = node
@@ -102,6 +107,9 @@ class Subgraph:
             self.highlight_nodes.add(node.id)
 
     def add_edge(self, edge: Edge, *, highlight: bool = False) -> None:
+        source, target = loaded_id(edge.source), loaded_id(edge.target)
+        if source is not edge.source or target is not edge.target:
+            edge = Edge(edge.id, source, target, edge.type, edge.properties)
         self.edges.setdefault(edge.id, edge)
         if highlight:
             self.highlight_edges.add(edge.id)
@@ -210,7 +218,7 @@ class Subgraph:
             "title": self.title,
             "nodes": [node.to_dict() for node in self.nodes.values()],
             "edges": [edge.to_dict() for edge in self.edges.values()],
-            "highlight": {"nodes": sorted(self.highlight_nodes), "edges": sorted(self.highlight_edges)},
+            "highlight": {"nodes": sorted(self.highlight_nodes, key=str), "edges": sorted(self.highlight_edges)},
             "truncated": self.truncated,
             "notes": list(self.notes),
         }
@@ -238,14 +246,22 @@ class Subgraph:
 
 # The properties dict is the record's own, not a copy: a result's records and its drawing hold one
 # copy of each entity's properties between them (nothing here or in the views writes to it).
+def loaded_id(value: Any) -> str | int:
+    """A node id as a ``Subgraph`` keys it: as loaded (``__lc_int__:2`` → ``2``); an int stays one, anything else is text."""
+    if type(value) is int:
+        return value
+    text = value if type(value) is str else str(value)
+    return as_loaded(text) if text.startswith(PREFIX) else text
+
+
 def node_from_json(raw: dict[str, Any]) -> Node:
-    return Node(str(raw["id"]), tuple(raw.get("labels") or ()), raw.get("properties") or {})
+    return Node(loaded_id(raw["id"]), tuple(raw.get("labels") or ()), raw.get("properties") or {})
 
 
 def edge_from_json(raw: dict[str, Any]) -> Edge:
     properties = raw.get("properties") or {}
     kind = properties.get("type")
-    return Edge(str(raw["id"]), str(raw["source"]), str(raw["target"]), kind if isinstance(kind, str) else "", properties)
+    return Edge(str(raw["id"]), loaded_id(raw["source"]), loaded_id(raw["target"]), kind if isinstance(kind, str) else "", properties)
 
 
 def from_records(records: Iterable[dict[str, Any]], *, title: str = "", fetch: NodeFetcher | None = None) -> Subgraph:

@@ -34,7 +34,7 @@ def figure(subgraph: Subgraph, options: Settings) -> VizFigure:
         max_edges=edge_cap,
         absolute_max_nodes=node_cap,
         absolute_max_edges=edge_cap,
-        highlight_nodes=sorted(subgraph.highlight_nodes),
+        highlight_nodes=sorted(subgraph.highlight_nodes, key=str),
         highlight_edges=sorted(subgraph.highlight_edges),
         meta={"notes": list(subgraph.notes)},
     )

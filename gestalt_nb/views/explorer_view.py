@@ -100,13 +100,13 @@ class ExplorerView(View):
         return self._redraw()
 
     def expand(self, node_ids: list[str] | None = None, **options: Any) -> ExplorerView:
-        anchor = (node_ids or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
+        anchor = (node_ids or sorted(self.explorer.subgraph.highlight_nodes, key=str) or [None])[0]
         return self._step(lambda: self.explorer.expand(node_ids, **options), anchor)
 
     def expand_all(self) -> ExplorerView:
         """Draw every neighbour the last expansion's sample left out, within the node budget."""
         last = self.explorer.last_expansion
-        anchor = (last.get("node_ids") or sorted(self.explorer.subgraph.highlight_nodes) or [None])[0]
+        anchor = (last.get("node_ids") or sorted(self.explorer.subgraph.highlight_nodes, key=str) or [None])[0]
         return self._step(self.explorer.expand_all, anchor)
 
     def _step(self, expand: Any, anchor: Any) -> ExplorerView:
