@@ -10,10 +10,10 @@ from ..graph.values import number_text
 from ..shorten import shorten
 
 
-def caption(node_id: str, properties: dict[str, Any], caption_property: str) -> str:
+def caption(node_id: str | int, properties: dict[str, Any], caption_property: str) -> str:
     """The caption property, else the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
     value = properties.get(caption_property)
-    if value is None and node_id.startswith(SOURCE_PREFIX):
+    if value is None and type(node_id) is str and node_id.startswith(SOURCE_PREFIX):  # ids as loaded: 2 is an int
         value = _source_caption(properties)
     if value is None:
         return str(as_loaded(node_id))
