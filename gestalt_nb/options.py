@@ -70,7 +70,7 @@ class Settings:
     row_limit: int = setting(1000, "Rows a query may return before it is cut (the work bound; LIMIT row_limit+1 is pushed down).")
     display_limit: int = setting(100, "Rows shown in the Table tab and the static HTML table (the display bound).")
     renderer: str = setting("canvas", "``canvas`` (the interactive WebGL canvas, default), ``gestaltdb`` (gestaltdb.viz in an iframe) or ``pyvis`` (optional extra; simpler, slower).")
-    caption_property: str = setting("name", "Node property used for captions, falling back to the node id.")
+    caption_property: str = setting("name", "Node property used for captions, falling back to ``name``, then the node id.")
     graph_height: int = setting(560, "Height of the drawn graph in pixels.")
     max_nodes: int = setting(1000, "Nodes drawn before the graph is cut (it says when it left any out).")
     max_edges: int = setting(3000, "Relationships drawn before the graph is cut (it says when it left any out).")

@@ -55,12 +55,19 @@ class GroupExpander:
                          if all(end in members.nodes or (end in canvas.subgraph.nodes and end != node_id) for end in (edge.source, edge.target))}
         node = canvas.subgraph.nodes[node_id]
         edges = {key: edge for key, edge in canvas.subgraph.edges.items() if node_id in (edge.source, edge.target)}
+        name = _name(node)
 
         def fold_back() -> None:  # Undo: the super-node and its super-edges come back where they were
             back = type(canvas.subgraph)(nodes={node_id: node}, edges=edges, groups={node_id: group})
             canvas.add(back, anchor=next(iter(members.nodes), None))
+            canvas.say(f"{name} is one super-node again.")
 
-        added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back)
+        def said(added: dict[str, int]) -> str:  # what is there now, in plain words
+            drawn = sum(1 for key in members.nodes if key not in members.groups)
+            return (f"Opened {name}: {drawn:,} of its {int(group.get('size', drawn)):,} nodes are drawn in its place"
+                    f" ({added['edges']:,} relationships); Collapse or Undo folds them back.")
+
+        added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back, said=said)
         canvas.remove([node_id])
         canvas.subgraph.groups.pop(node_id, None)
         if any("level" in info and key in members.nodes for key, info in members.groups.items()) and "offset" not in group:
@@ -123,7 +130,13 @@ def collapse(canvas: Any, group: Any) -> int:
     canvas.remove(members + more)
     for key in more:
         canvas.subgraph.groups.pop(key, None)
+    canvas.say(f"Collapsed {_name(super_node)}: its {len(members):,} drawn members are one super-node again.")
     return len(members) + len(more)
+
+
+def _name(node: Any) -> str:
+    """A super-node's caption ("Person ×80,149"), else its group's name."""
+    return str(node.properties.get("caption") or node.properties.get("group") or node.id)
 
 
 def collapse_selected(canvas: Any, node_ids: list[str]) -> int:

@@ -49,13 +49,15 @@ class DatabaseExpander:
         return add_expansion(canvas, explorer.subgraph, node_id, canvas.subgraph.notes)
 
 
-def add_expansion(canvas: Any, expanded: Subgraph, node_id: str, notes_before: list[str], on_undo: Callable[[], Any] | None = None) -> dict[str, int]:
-    """Send what ``expanded`` has beyond the canvas as one undoable delta, and say what happened."""
+def add_expansion(canvas: Any, expanded: Subgraph, node_id: str, notes_before: list[str], on_undo: Callable[[], Any] | None = None,
+                  said: Callable[[dict[str, int]], str] | None = None) -> dict[str, int]:
+    """Send what ``expanded`` has beyond the canvas as one undoable delta, and say what happened (``said(added)``:
+    the first sentence, when the caller words it)."""
     before = set(notes_before)
     added = canvas.add(expanded, anchor=node_id, undoable=True, on_undo=on_undo)
     node = canvas.subgraph.nodes.get(node_id)
     name = node.properties.get(canvas.caption_property, as_loaded(node_id)) if node else as_loaded(node_id)
-    text = f"Expanded {name}: +{added['nodes']} nodes, +{added['edges']} relationships."
+    text = said(added) if said is not None else f"Expanded {name}: +{added['nodes']} nodes, +{added['edges']} relationships."
     if not added["nodes"] and not added["edges"]:
         text = f"{name}: no more neighbours to draw."
     news = [note for note in expanded.notes if note not in before]

@@ -11,8 +11,11 @@ from ..shorten import shorten
 
 
 def caption(node_id: str | int, properties: dict[str, Any], caption_property: str) -> str:
-    """The caption property, else the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
+    """The caption property, else ``name`` (an overview's drilled members, under its super-nodes' ``caption``), else
+    the id as the person gave it (an integer id stored as ``__lc_int__:N`` reads N)."""
     value = properties.get(caption_property)
+    if value is None and caption_property != "name":
+        value = properties.get("name")
     if value is None and type(node_id) is str and node_id.startswith(SOURCE_PREFIX):  # ids as loaded: 2 is an int
         value = _source_caption(properties)
     if value is None:
