@@ -2,9 +2,10 @@
 
 What a person sees: at most ``max_groups`` super-nodes, every one inside the visible canvas on the
 first frame, their drawn area following their member count; double-clicking the largest one draws
-its members in place without moving the other groups more than 5% of the canvas; Undo folds them
-back; a click on a super-node reaches Python with its id. A screenshot of the overview and of the
-drilled group goes to /work/notes/shots/ (or $GESTALT_SHOTS).
+its members in place, the other groups pushed aside by at most 10% of the canvas and none covered,
+members captioned by name; Collapse puts everything back where it was without a camera jump; Undo
+folds them back; a click on a super-node reaches Python with its id. Screenshots of the overview and
+of the drilled group go to /work/notes/shots/ (or $GESTALT_SHOTS).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not instal
 SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook").split(",") if name]
 NODES = 200_000
-CANVAS = "document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')"
+CANVAS_CSS = ".jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]"
+CANVAS = f"document.querySelector('{CANVAS_CSS}')"
 
 
 def spearman(a: list[float], b: list[float]) -> float:
@@ -48,8 +50,10 @@ def database(tmp_path_factory):
     dst = np.concatenate([start + rng.integers(0, size, int(size * 2.5)) for start, size in zip(starts, sizes)] + [rng.integers(0, NODES, NODES // 10)])
     ids = np.char.add("n", np.arange(NODES).astype(str))
     connection = gestalt_nb.create(str(path), alias="big", map_size="8GiB")
+    names = np.char.add(np.array(["Ada ", "Cy ", "Bo ", "Eve "])[np.arange(NODES) % 4], np.arange(NODES).astype(str))  # not the id
     connection.db.ingest_arrow(pa.array(ids), pa.array(np.char.add("e", np.arange(src.size).astype(str))), pa.array(ids[src]), pa.array(ids[dst]),
-                               pa.array(["LINKS"] * src.size), labels=pa.array([["Person"] if i % 5 else ["Company"] for i in range(NODES)]))
+                               pa.array(["LINKS"] * src.size), labels=pa.array([["Person"] if i % 5 else ["Company"] for i in range(NODES)]),
+                               node_properties={"name": pa.array(names)})
     connection.close()
     return path
 
@@ -141,7 +145,7 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     # where the other groups are in the drawing (the camera may zoom out to show the new members)
     after = {i: hook(page, "h.graphPosition(arg)", i) for i in ids[1:]}
     moved = max(((after[i]["x"] - placed[i]["x"]) ** 2 + (after[i]["y"] - placed[i]["y"]) ** 2) ** 0.5 for i in ids[1:])
-    assert moved <= 0.05 * extent, f"another group moved {moved / extent:.1%} of the drawing"
+    assert moved <= 0.15 * extent, f"another group moved {moved / extent:.1%} of the drawing"  # on screen: test_drill_and_collapse_keep_the_map
     assert hook(page, "h.nodesDrawn()") == hook(page, "h.nodesInView()") > drawn
     # it opened where it was: its members fill a disc around the super-node's spot, and the biggest
     # groups around keep their captions (a member dot may lie under one, another disc may not)
@@ -186,3 +190,101 @@ def test_overview_draws_every_group_in_view_sized_by_members_and_drills_in_place
     collapse.click()
     page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() === n", arg=drawn, timeout=15_000)
     assert page.kernel_json("print(json.dumps(sorted(whole.canvas.subgraph.nodes)))") == sorted(kernel["ids"])
+
+
+def canvas_scene(page: JupyterPage) -> dict:
+    """Every drawn node's spot and radius on the canvas (px), the canvas's size, the camera, captions, status, legend."""
+    return page.page.evaluate(f"""() => {{ const el = {CANVAS}; const h = el.gestaltCanvas; const box = h.canvas().getBoundingClientRect();
+        const pos = h.positions(); const nodes = {{}};
+        for (const [k, p] of Object.entries(pos)) nodes[k] = {{x: p.x, y: p.y, r: h.nodeStyle(k).size, label: h.nodeAttributes(k).label}};
+        return {{nodes, w: box.width, h: box.height, camera: h.cameraState(), spots: h.labelSpots(),
+                status: el.querySelector('.gc-status').textContent, legend: el.querySelector('.gc-legend').textContent}}; }}""")
+
+
+def clashes(spots: dict) -> list:
+    """Pairs of drawn captions whose boxes overlap (a caption is 12 px high)."""
+    rects = [(v["x"], v["y"], v["x"] + v["w"], v["y"] + 12, k, v["label"]) for k, v in spots.items() if v]
+    return [(a, b) for i, a in enumerate(rects) for b in rects[i + 1:] if a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1]
+
+
+def test_drill_and_collapse_keep_the_map(overview_page):
+    """canvas.drill(0): the members fill the room around the group's spot, the other super-nodes glide aside
+    (at most 10% of the canvas) and none is covered, members captioned by name, captions apart; collapse:
+    every super-node back within 1% of the canvas, the camera as it was; status and legend in plain words."""
+    frontend, page = overview_page
+    groups = page.kernel_json("import json, time\nfor _ in range(100):\n    (whole.canvas.shown is None) and time.sleep(0.1)\nprint(json.dumps(sorted(k for k in whole.canvas.subgraph.groups)))")
+    show_canvas(page)
+    page.page.mouse.move(5, 5)  # no hover tooltip in the pictures
+    before = canvas_scene(page)
+    assert set(groups) <= set(before["nodes"]), "every group is drawn before the drill"
+    side = max(before["w"], before["h"])
+    page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=f"/tmp/overview-before-{frontend}.png")
+
+    page.kernel_json("whole.canvas.drill(0)\nprint(json.dumps(1))")
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() > n", arg=len(groups), timeout=30_000)
+    page.pause(1.5)  # the glide aside (0.35 s) is over
+    show_canvas(page)
+    page.page.mouse.move(5, 5)
+    drilled = canvas_scene(page)
+    page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=f"/tmp/overview-drilled-{frontend}.png")
+    others = [k for k in groups if k != "group:0"]
+    moves = {k: ((drilled["nodes"][k]["x"] - before["nodes"][k]["x"]) ** 2 + (drilled["nodes"][k]["y"] - before["nodes"][k]["y"]) ** 2) ** 0.5 / side
+             for k in others}
+    worst = max(moves, key=moves.get)
+    print(f"[{frontend}] drill: max move of another super-node {moves[worst]:.2%} of the canvas ({worst}); "
+          f"{sum(m > 0.001 for m in moves.values())} of {len(others)} moved")
+    assert moves[worst] <= 0.10, f"{worst} moved {moves[worst]:.1%} of the canvas"
+    assert all(k in drilled["nodes"] for k in others) and "group:0" not in drilled["nodes"]
+    names = page.kernel_json("_sg = whole.canvas.subgraph\nprint(json.dumps({k: n.properties.get('name') for k, n in _sg.nodes.items() if k not in _sg.groups}))")
+    assert len(names) >= 100 and all(names.values())
+    # no member dot lies on another super-node, nor does the disc they fill
+    spot = lambda k: drilled["nodes"][k]
+    members = [k for k in names if k in drilled["nodes"]]
+    cx = sum(spot(k)["x"] for k in members) / len(members)
+    cy = sum(spot(k)["y"] for k in members) / len(members)
+    disc = max(((spot(k)["x"] - cx) ** 2 + (spot(k)["y"] - cy) ** 2) ** 0.5 + spot(k)["r"] for k in members)
+    covered = [k for k in others if ((spot(k)["x"] - cx) ** 2 + (spot(k)["y"] - cy) ** 2) ** 0.5 < disc + spot(k)["r"] - 1]
+    assert not covered, f"the drilled disc (r={disc:.0f}px) covers {covered}"
+    # captioned by name, like every other drawing (not by id), and the captions drawn do not collide
+    assert all(spot(k)["label"] == names[k] for k in members), [(k, spot(k)["label"], names[k]) for k in members[:5]]
+    assert not clashes(drilled["spots"])
+    assert drilled["camera"]["ratio"] == pytest.approx(before["camera"]["ratio"]), "the drill did not zoom"
+    assert "Opened" in drilled["status"] and "Expanded" not in drilled["status"], drilled["status"]
+    assert "without a value" not in drilled["legend"] and "one dot each" in drilled["legend"], drilled["legend"]
+
+    page.kernel_json("print(json.dumps(whole.canvas.collapse(0)))")
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() === n", arg=len(groups), timeout=30_000)
+    page.pause(1.5)
+    show_canvas(page)
+    page.page.mouse.move(5, 5)
+    after = canvas_scene(page)
+    page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=f"/tmp/overview-collapsed-{frontend}.png")
+    errors = {k: ((after["nodes"][k]["x"] - before["nodes"][k]["x"]) ** 2 + (after["nodes"][k]["y"] - before["nodes"][k]["y"]) ** 2) ** 0.5 / side
+              for k in groups}
+    print(f"[{frontend}] collapse: group:0 back within {errors['group:0']:.3%} of the canvas, every group within {max(errors.values()):.3%}")
+    assert max(errors.values()) <= 0.01, {k: round(v, 4) for k, v in errors.items() if v > 0.01}
+    assert after["camera"]["ratio"] == pytest.approx(before["camera"]["ratio"]), "collapse did not rescale"
+    assert after["nodes"]["group:0"]["r"] == pytest.approx(before["nodes"]["group:0"]["r"], rel=0.02), "the drawing was not rescaled"
+    assert "Collapsed" in after["status"] and "Expanded" not in after["status"] and "Opened" not in after["status"], after["status"]
+    assert "without a value" not in after["legend"] and "one dot each" not in after["legend"], after["legend"]
+
+    # drilled again and zoomed in on the disc: the members' captions appear, by name, apart
+    page.kernel_json("whole.canvas.drill(0)\nprint(json.dumps(1))")
+    page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() > n", arg=len(groups), timeout=30_000)
+    page.pause(1.5)
+    show_canvas(page)
+    box = page.page.evaluate(f"() => {{ const b = {CANVAS}.gestaltCanvas.canvas().getBoundingClientRect(); return {{x: b.left, y: b.top}}; }}")
+    page.page.mouse.move(box["x"] + cx, box["y"] + cy)
+    for _ in range(4):
+        page.page.mouse.wheel(0, -240)
+        page.pause(0.4)
+    page.pause(1.0)
+    page.page.mouse.move(5, 5)
+    zoomed = canvas_scene(page)
+    page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=f"/tmp/overview-drilled-zoomed-{frontend}.png")
+    captioned = {k: v["label"] for k, v in zoomed["spots"].items() if v and k in names}
+    print(f"[{frontend}] zoomed in ({zoomed['camera']['ratio']:.2f}): {len(captioned)} member captions drawn")
+    assert len(captioned) >= 10 and all(names[k].startswith(label.rstrip("…")) for k, label in captioned.items()), captioned
+    assert sum(label == names[k] for k, label in captioned.items()) >= 0.8 * len(captioned), captioned  # whole names, not "Ada…"
+    assert not clashes(zoomed["spots"])
+    page.kernel_json("print(json.dumps(whole.canvas.collapse(0)))")

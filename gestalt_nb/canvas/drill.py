@@ -62,10 +62,8 @@ class GroupExpander:
             canvas.add(back, anchor=next(iter(members.nodes), None))
             canvas.say(f"{name} is one super-node again.")
 
-        def said(added: dict[str, int]) -> str:  # what is there now, in plain words
-            drawn = sum(1 for key in members.nodes if key not in members.groups)
-            return (f"Opened {name}: {drawn:,} of its {int(group.get('size', drawn)):,} nodes are drawn in its place"
-                    f" ({added['edges']:,} relationships); Collapse or Undo folds them back.")
+        def said(added: dict[str, int]) -> str:  # what is there now, in plain words (the drill's note says how many)
+            return f"Opened {name} in its place; Collapse or Undo folds it back."
 
         added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back, said=said)
         canvas.remove([node_id])

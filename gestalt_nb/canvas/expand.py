@@ -61,5 +61,5 @@ def add_expansion(canvas: Any, expanded: Subgraph, node_id: str, notes_before: l
     if not added["nodes"] and not added["edges"]:
         text = f"{name}: no more neighbours to draw."
     news = [note for note in expanded.notes if note not in before]
-    canvas.say(" ".join([text, *news]), "warning" if news else "info")
+    canvas.say(" ".join([text, *news]), "warning" if news and said is None else "info")
     return added

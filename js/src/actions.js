@@ -1,4 +1,5 @@
 // Selection, the side panel, search and the toolbar's actions.
+import { clip } from "./ui.js";
 
 function fmtValue(v) {
   if (v === null || v === undefined) return "";
@@ -65,6 +66,19 @@ export const actionMethods = {
     ];
     if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
     this.ui.showInfo({ title: type, rows });
+  },
+
+  // A super-edge's tooltip lines: "1,234 relationships", then "KNOWS ≈987 (80%) · LIKES ≈247 (20%)" from its
+  // `types` shares ("KNOWS 80%, LIKES 20%").
+  countsByType(d) {
+    const n = d.w, out = [n.toLocaleString("en-US") + (n === 1 ? " relationship" : " relationships")];
+    const types = d.p && typeof d.p.types === "string" ? d.p.types : "";
+    const parts = types.split(", ").map((part) => {
+      const m = /^(.*) (\d+)%$/.exec(part);
+      return m ? `${clip(m[1], 30)} ≈${Math.round((n * Number(m[2])) / 100).toLocaleString("en-US")} (${m[2]}%)` : clip(part, 30);
+    });
+    if (types) out.push(parts.join(" · "));
+    return out;
   },
 
   fit() {

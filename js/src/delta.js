@@ -2,10 +2,13 @@
 import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
+import { MEMBER_SIZE } from "./encode.js";
 
 // a drilled group's members: spacing, as a share of a typical relationship's length
 const DISC_GAP = 0.07;
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
+const PUSH_MAX = 0.09; // the most a drill moves another node, as a share of the canvas's longer side
+const GLIDE_MS = 350; // how long pushed nodes take to glide aside (and back)
 
 export const deltaMethods = {
   onMessage(raw) {
@@ -116,7 +119,8 @@ export const deltaMethods = {
     };
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
-    if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g) {
+    if (this.restoreDrilled(res.nodes)) return res.nodes; // a super-node folded back: to its own spot
+    if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g && res.nodes.length) {
       this.placeWithin(res.nodes, anchorKey, step); // a super-node opens into its members, in place
       return res.nodes;
     }
@@ -136,40 +140,168 @@ export const deltaMethods = {
   },
 
   // A drilled group opens where its super-node was: its members fill a disc around that spot (the
-  // most connected innermost; a sunflower, even at any count), its "N more" at the centre, and the
-  // next slice (drilling "N more") rings the members already there. Nothing else moves, so the
-  // camera hardly has to zoom out and the other groups keep their room.
+  // most connected innermost; a sunflower, even at any count), ringing its "N more" at the centre; the
+  // next slice (drilling "N more") rings the members already there. The disc is sized in screen pixels
+  // for the dots it holds; every other node is pushed out of it along its ray from the centre (a smooth
+  // push fading with distance, at most PUSH_MAX of the canvas, the disc smaller where that is not
+  // enough), and glides there. The drawing's frame is held (no rescale while a group is open), and
+  // what moved is kept so that the group's collapse puts everything back (restoreDrilled).
   placeWithin(keys, anchor, step) {
-    const g = this.graph;
+    const g = this.graph, r = this.renderer;
     const c = g.getNodeAttributes(anchor);
     const isGroup = (k) => this.nd.has(k) && !!this.nd.get(k).g;
     const members = keys.filter((k) => !isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a));
+    const centred = keys.filter(isGroup);
     if (!this.discs) (this.discs = new Map()), (this.discCount = new Map());
-    let r0 = this.discs.get(anchor);
-    let r1;
+    if (!this.drilled) (this.drilled = new Map()), (this.drillRoot = new Map());
+    const root = this.drillRoot.get(anchor) || anchor;
+    const dims = r ? r.getDimensions() : null;
+    if (!r || !dims.width || !dims.height || !r.getNodeDisplayData(anchor)) return this.placeDisc(members, centred, anchor, c, step);
+    if (!this.drilled.has(root)) {
+      if (!this.drilled.size && !r.getCustomBBox()) r.setCustomBBox(r.getBBox()); // hold the frame: no rescale
+      this.drilled.set(root, { home: { x: c.x, y: c.y }, moves: new Map(), inside: new Set() });
+    }
+    const open = this.drilled.get(root);
+    for (const k of keys) open.inside.add(k);
+    if (!this.homes) this.homes = new Map();
+    this.homes.set(anchor, { x: c.x, y: c.y }); // an "N more" undone comes back here
+    const vp = (p) => r.graphToViewport(p);
+    const at = vp(c);
+    const px = (k) => r.scaleSize(r.getNodeDisplayData(k).size);
+    // the disc, in screen pixels: a member dot's pitch, the rest's disc at the centre, rings outwards
+    const dot = r.scaleSize(this.baseSize * 1.2 * MEMBER_SIZE);
+    const pitch = 2 * dot + 4;
+    const known = this.discs.get(anchor); // a later slice: ring the members drawn so far
+    const unit = Math.hypot(vp({ x: c.x + 1, y: c.y }).x - at.x, vp({ x: c.x + 1, y: c.y }).y - at.y) || 1; // px per graph unit
+    let inner = known !== undefined ? known * unit + pitch / 2 : centred.length ? px(anchor) * 0.6 + pitch / 2 : 0;
+    let outer = Math.max(px(anchor), Math.sqrt(inner * inner + (1.15 * members.length * pitch * pitch) / Math.PI));
+    // the centre kept inside the canvas with its disc when it can be
+    const pad = 6;
+    const cx = dims.width > 2 * (outer + pad) ? Math.min(Math.max(at.x, outer + pad), dims.width - outer - pad) : at.x;
+    const cy = dims.height > 2 * (outer + pad) ? Math.min(Math.max(at.y, outer + pad), dims.height - outer - pad) : at.y;
+    const cap = PUSH_MAX * Math.max(dims.width, dims.height);
+    const others = [];
+    g.forEachNode((k) => {
+      if (k === anchor || open.inside.has(k) || this.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
+      const p = vp(g.getNodeAttributes(k));
+      others.push({ k, x: p.x, y: p.y, rad: px(k), d: Math.hypot(p.x - cx, p.y - cy) });
+    });
+    // the push each other node needs to clear the disc; where the cap cannot give it, the disc shrinks
+    let moves = [];
+    for (let round = 0; round < 6; round++) {
+      const need = others.map((o) => Math.max(0, outer + o.rad + pad - o.d));
+      const most = Math.min(cap, Math.max(0, ...need));
+      const fade = 2.5 * most + 1;
+      moves = others.map((o, i) => {
+        const push = Math.min(cap, Math.max(need[i], most * Math.max(0, 1 - Math.max(0, o.d - outer - o.rad) / fade)));
+        const ux = o.d > 1e-6 ? (o.x - cx) / o.d : Math.cos(i), uy = o.d > 1e-6 ? (o.y - cy) / o.d : Math.sin(i);
+        let x = o.x + ux * push, y = o.y + uy * push;
+        // not off the canvas
+        x = Math.min(Math.max(x, o.rad + 2), Math.max(o.rad + 2, dims.width - o.rad - 2));
+        y = Math.min(Math.max(y, o.rad + 2), Math.max(o.rad + 2, dims.height - o.rad - 2));
+        return { o, x, y };
+      });
+      const short = Math.max(0, ...moves.map((m) => outer + m.o.rad + pad - Math.hypot(m.x - cx, m.y - cy)));
+      if (short <= 0.5 || outer <= inner + pitch) break;
+      outer = Math.max(inner + pitch, outer - short);
+    }
+    if (known === undefined && centred.length) inner = Math.min(inner, outer * 0.6);
+    const home = r.viewportToGraph({ x: cx, y: cy });
+    const targets = new Map();
+    members.forEach((k, i) => {
+      const rho = Math.sqrt(inner * inner + (outer * outer - inner * inner) * ((i + 0.5) / members.length));
+      const angle = i * GOLDEN;
+      targets.set(k, r.viewportToGraph({ x: cx + rho * Math.cos(angle), y: cy + rho * Math.sin(angle) }));
+    });
+    for (const k of centred) {
+      targets.set(k, home);
+      this.discs.set(k, outer / unit);
+      this.discCount.set(k, (this.discCount.get(anchor) || 0) + members.length);
+      this.drillRoot.set(k, root);
+    }
+    for (const m of moves) {
+      if (Math.hypot(m.x - m.o.x, m.y - m.o.y) < 0.01) continue;
+      const from = g.getNodeAttributes(m.o.k), to = r.viewportToGraph({ x: m.x, y: m.y });
+      targets.set(m.o.k, to);
+      const was = open.moves.get(m.o.k) || [0, 0];
+      open.moves.set(m.o.k, [was[0] + to.x - from.x, was[1] + to.y - from.y]);
+    }
+    for (const k of keys) g.mergeNodeAttributes(k, { x: c.x, y: c.y }); // they come out of the super-node
+    this.glide(targets);
+  },
+
+  // the old placement in graph units (no renderer to measure with): a disc in the room around the spot
+  placeDisc(members, centred, anchor, c, step) {
+    const g = this.graph;
+    let r0 = this.discs.get(anchor), r1;
     if (r0 === undefined) {
-      // the first slice: within the room around the super-node (less than half way to the nearest
-      // other node), unless that would pack its members tighter than DISC_GAP
-      const fresh = new Set(keys);
       let nearest = Infinity;
+      const fresh = new Set([...members, ...centred]);
       g.forEachNode((k, a) => {
         if (k !== anchor && !fresh.has(k)) nearest = Math.min(nearest, Math.hypot(a.x - c.x, a.y - c.y));
       });
       const packed = Math.max(step, 1e-6) * DISC_GAP * Math.sqrt(members.length / Math.PI);
       r1 = Math.max(Number.isFinite(nearest) ? nearest * 0.45 : 0, packed) * 1.1;
-      r0 = r1 * 0.15; // the "N more" disc
+      r0 = r1 * 0.15;
     } else r1 = Math.sqrt(r0 * r0 * (1 + members.length / Math.max(this.discCount.get(anchor) || 1, 1)));
     members.forEach((k, i) => {
       const rho = Math.sqrt(r0 * r0 + (r1 * r1 - r0 * r0) * ((i + 0.5) / members.length));
-      const angle = i * GOLDEN;
-      g.mergeNodeAttributes(k, { x: Math.fround(c.x + rho * Math.cos(angle)), y: Math.fround(c.y + rho * Math.sin(angle)) });
+      g.mergeNodeAttributes(k, { x: Math.fround(c.x + rho * Math.cos(i * GOLDEN)), y: Math.fround(c.y + rho * Math.sin(i * GOLDEN)) });
     });
-    for (const k of keys) {
-      if (!isGroup(k)) continue;
+    for (const k of centred) {
       g.mergeNodeAttributes(k, { x: c.x, y: c.y });
       this.discs.set(k, r1);
       this.discCount.set(k, (this.discCount.get(anchor) || 0) + members.length);
     }
+  },
+
+  // A super-node coming back (Collapse, Undo): to its own spot, and what its drill pushed aside back to
+  // where it was; once no group is open the drawing's frame follows the nodes again.
+  restoreDrilled(keys) {
+    if (!this.drilled || !this.drilled.size) return false;
+    const g = this.graph;
+    const back = keys.filter((k) => this.drilled.has(k));
+    const slices = keys.filter((k) => !this.drilled.has(k) && this.homes.has(k));
+    for (const k of slices) g.mergeNodeAttributes(k, this.homes.get(k));
+    if (!back.length) return slices.length > 0;
+    const targets = new Map();
+    for (const k of back) {
+      const open = this.drilled.get(k);
+      this.drilled.delete(k);
+      g.mergeNodeAttributes(k, open.home);
+      for (const [m, [dx, dy]] of open.moves) {
+        if (!g.hasNode(m)) continue;
+        const from = targets.get(m) || g.getNodeAttributes(m);
+        targets.set(m, { x: from.x - dx, y: from.y - dy });
+      }
+    }
+    this.glide(targets, () => {
+      if (!this.drilled.size && this.renderer) this.renderer.setCustomBBox(null);
+    });
+    return true;
+  },
+
+  // Nodes glide to `targets` (key -> {x, y}) in GLIDE_MS; `then` runs at the end.
+  glide(targets, then) {
+    const g = this.graph;
+    const start = new Map();
+    for (const [k, p] of targets) if (g.hasNode(k)) start.set(k, { ...g.getNodeAttributes(k), to: p });
+    const done = () => {
+      for (const [k, s] of start) if (g.hasNode(k)) g.mergeNodeAttributes(k, { x: s.to.x, y: s.to.y });
+
+      if (then) then();
+    };
+    if (!this.renderer || !start.size || typeof requestAnimationFrame !== "function") return done();
+    const t0 = performance.now(), graph = g;
+    const frame = () => {
+      if (this.graph !== graph) return;
+      const t = Math.min(1, (performance.now() - t0) / GLIDE_MS);
+      if (t >= 1) return done();
+      const e = t * t * (3 - 2 * t);
+      for (const [k, s] of start) if (g.hasNode(k)) g.mergeNodeAttributes(k, { x: s.x + (s.to.x - s.x) * e, y: s.y + (s.to.y - s.y) * e });
+      requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
   },
 
   placeLoose(keys, step) {
@@ -234,6 +366,7 @@ export const deltaMethods = {
         this.discs.delete(k);
         this.discCount.delete(k);
       }
+      if (this.drillRoot) this.drillRoot.delete(k);
       this.hidden.delete(k);
     }
     for (const k of nodes) touched.delete(k);

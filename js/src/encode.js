@@ -14,6 +14,7 @@ export const OTHER = "#9aa0a6";
 const SEQUENTIAL = ["#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779", "#6ece58", "#b5de2b", "#fde725"];
 const SEQ_RGB = SEQUENTIAL.map((c) => parseColor(c) || [0, 0, 0, 1]);
 export const SIZE_METRICS = ["degree", "in_degree", "out_degree", "pagerank"];
+export const MEMBER_SIZE = 0.5; // an overview's drilled member (one node): its dot, as a share of the base size
 
 export function sequential(t) {
   t = Math.max(0, Math.min(1, Number.isFinite(t) ? t : 0));
@@ -131,10 +132,12 @@ export function encodeSize(view, spec) {
     // monotone: area grows linearly with the value; no value = the smallest size
     const t = v === undefined || !(hi > lo) ? (v === undefined ? 0 : 0.5) : (v - lo) / (hi - lo);
     // spec.area (an overview): area proportional to the value itself, so twice the members is twice the ink
-    of.set(k, spec.area && v !== undefined && hi > 0 ? Math.max(0.3, 3 * Math.sqrt(Math.max(0, v) / hi)) : 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
+    // (a node without the value there is a drilled group's member: one node, a small dot)
+    of.set(k, spec.area && hi > 0 ? (v === undefined ? MEMBER_SIZE : Math.max(0.3, 3 * Math.sqrt(Math.max(0, v) / hi))) : 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
   });
   const name = by === "property" ? String(spec.name) : by.replace("_", "-");
   const missing = view.graph.order - vals.size;
   const range = vals.size ? (by === "pagerank" ? lo.toFixed(4) + " – " + hi.toFixed(4) : fmt(lo) + " – " + fmt(hi)) : "no values";
-  return { by, of, legend: { title: spec.title ? String(spec.title) : "size: " + name, range, missing: missing ? missing + " without a value: smallest" : "" } };
+  const alone = spec.area ? `· ${missing.toLocaleString("en-US")} ${missing === 1 ? "member" : "members"}, one dot each` : missing + " without a value: smallest";
+  return { by, of, legend: { title: spec.title ? String(spec.title) : "size: " + name, range, missing: missing ? alone : "" } };
 }

@@ -422,7 +422,8 @@ class CanvasView {
       const a = this.ed.get(edge);
       const [s, t] = this.graph.extremities(edge);
       const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
-      this.ui.showTip(event.x, event.y, [type, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
+      const head = a.w ? this.countsByType(a) : [type]; // a super-edge: its relationships, counted by type
+      this.ui.showTip(event.x, event.y, [...head, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
     });
     r.on("leaveEdge", () => this.ui.hideTip());
   }

@@ -2,7 +2,7 @@
 import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from "sigma/rendering";
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
-import { parseColor, toHex } from "./theme.js";
+import { parseColor, toHex, mix } from "./theme.js";
 
 // bigger arrow heads than sigma's default, so direction reads at small sizes
 const ArrowProgram = createEdgeArrowProgram({ lengthToThicknessRatio: 4, widenessToThicknessRatio: 3.5 });
@@ -40,15 +40,28 @@ function cutText(label) {
   return head.slice(0, Math.max(3, Math.floor(head.length * 0.7))) + "…";
 }
 
-// An overview group's caption ("Person ×12,408") shortened in its name only: the count is what the
-// caption is for ("Pers… ×12,408", then "×12,408" alone, then unchanged).
+// A count in 2-3 figures: 47,972 -> "48k", 3,185 -> "3.2k", 1,204,330 -> "1.2M".
+function compactCount(n) {
+  if (n < 1000) return String(n);
+  const [d, u] = n < 1e6 ? [1e3, "k"] : [1e6, "M"];
+  const v = n / d;
+  return (v < 10 ? String(Math.round(v * 10) / 10) : String(Math.round(v))) + u;
+}
+
+// An overview group's caption ("Person ×47,972") shortened where room is short, its identifying part
+// (the name before " ×") never: first the count ("Person ×48k"), then no count ("Person"); then
+// unchanged (where even the name has no room the caption is left out; hover and the panel show it).
 function cutGroup(label) {
-  const count = /\s?×[\d,]+$/.exec(label);
-  if (!count) return cutText(label);
-  const head = label.slice(0, count.index).replace(/…$/, "");
-  if (!head) return label;
-  if (head.length <= 1) return count[0].trimStart();
-  return head.slice(0, Math.max(1, Math.floor(head.length * 0.7))) + "…" + count[0];
+  const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
+  if (count) {
+    const head = label.slice(0, count.index);
+    if (!head) return label;
+    if (count[1].includes(",")) return head + " ×" + compactCount(Number(count[1].replace(/,/g, "")));
+    return head;
+  }
+  const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
+  if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
+  return label;
 }
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
@@ -140,9 +153,11 @@ export const styleMethods = {
       a.size = Math.max(2.2, this.edgeSize * 2.5);
       if (this.edgeType !== "arrow") a.type = this.bigEdgeHi;
     } else {
-      a.size = d.w ? this.edgeSize * Math.min(1 + 0.9 * Math.log10(d.w), 6) : this.edgeSize;
+      a.size = this.edgeSize;
       delete a.type;
     }
+    if (d.w) this.styleSuperEdge(key, d.w, a, sel || hl);
+    else delete a.zIndex;
     // an overview's super-edge stands for relationships both ways and of mixed types: a band, no arrow
     // head and no type drawn on it (its count and types are in its tooltip and the panel)
     if (d.w && this.edgeType === "arrow") a.type = "band";
@@ -157,13 +172,60 @@ export const styleMethods = {
     return a;
   },
 
+  // An overview's super-edge: width and shade in five visible steps of its count's log between the
+  // weakest and strongest drawn (0.6 px faint .. 7 px dark), the stronger drawn over the weaker. A drilled
+  // member's line to a group (its own "N more" or a neighbour) is a faint hairline under them.
+  styleSuperEdge(key, w, a, strong) {
+    if (this.memberLink(key)) {
+      if (!strong) (a.size = 0.5), (a.color = this.faintEdge());
+      a.zIndex = 0;
+      return;
+    }
+    const [lo, hi] = this.weightRange();
+    const t = hi > lo ? Math.round((4 * (Math.log(w) - lo)) / (hi - lo)) / 4 : 1;
+    if (!strong) {
+      a.size = 0.6 + 6.4 * t;
+      const fg = parseColor(this.theme.fg), bg = parseColor(this.theme.bg);
+      if (fg && bg) a.color = toHex(mix(fg, bg, 0.16 + 0.6 * t));
+    }
+    a.zIndex = 1 + Math.round(4 * t);
+  },
+
+  // a line between a drilled member and a group (not yet in the graph when first styled: restyled once it is)
+  memberLink(key) {
+    if (!this.graph.hasEdge(key)) return false;
+    const [s, t] = this.graph.extremities(key);
+    return !(this.nd.get(s) || {}).g || !(this.nd.get(t) || {}).g;
+  },
+
+  faintEdge() {
+    const fg = parseColor(this.theme.fg), bg = parseColor(this.theme.bg);
+    return fg && bg ? toHex(mix(fg, bg, 0.14)) : this.theme.edge;
+  },
+
+  // log of the smallest and largest count of a super-edge between two groups (kept until the edges change)
+  weightRange() {
+    const at = this.graph.size + ":" + this.ed.size + ":" + this.graph.order;
+    if (this.wRange && this.wRange.at === at) return this.wRange.v;
+    let lo = Infinity, hi = -Infinity;
+    this.graph.forEachEdge((k) => {
+      const d = this.ed.get(k);
+      if (!d || !d.w || this.memberLink(k)) return;
+      lo = Math.min(lo, d.w);
+      hi = Math.max(hi, d.w);
+    });
+    const v = Number.isFinite(lo) ? [Math.log(lo), Math.log(hi)] : [0, 0];
+    this.wRange = { at, v };
+    return v;
+  },
+
   restyleAll() {
     this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
     // the hint must name "type": without hints sigma 3 repaints edges in place
     // and throws for edges not indexed yet ("can't be repaint")
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
-      attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
+      attributes: ["color", "size", "type", "label", "forceLabel", "hidden", "zIndex"],
     });
   },
 
@@ -246,10 +308,12 @@ export const styleMethods = {
     const segs = [];
     this.graph.forEachEdge((e, a, s, t) => {
       const p = pos.get(s), q = pos.get(t);
-      if (p && q && s !== t && !a.hidden) segs.push([p.x, p.y, q.x, q.y, s, t]);
+      // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
+      if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w) segs.push([p.x, p.y, q.x, q.y, s, t]);
     });
     const { width, height } = r.getDimensions();
     this.scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
+    this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
     return this.scene;
   },
 
@@ -301,8 +365,8 @@ export const styleMethods = {
     return null;
   },
 
-  // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
-  // whole), or null.
+  // A group's caption that fits across the middle of its disc (its count shortened or left out to fit,
+  // its name whole), or null.
   fitInside(ctx, d, s) {
     const room = d.size * 1.7;
     let label = d.label;
@@ -312,7 +376,7 @@ export const styleMethods = {
         const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
         return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
       }
-      const shorter = cutGroup(label);
+      const shorter = cutGroup(label); // inside a disc the count gives way, the name is never cut
       if (shorter === label) return null;
       label = shorter;
     }
