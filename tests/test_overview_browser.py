@@ -219,6 +219,26 @@ def test_drill_and_collapse_keep_the_map(overview_page):
     assert set(groups) <= set(before["nodes"]), "every group is drawn before the drill"
     side = max(before["w"], before["h"])
     page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=f"/tmp/overview-before-{frontend}.png")
+    # links that read: width and shade in visible steps of the count (log), the strongest drawn over the rest
+    edges = [e for e in hook(page, "h.elements()")["edges"].values() if e["d"].get("w")]
+    edges.sort(key=lambda e: e["d"]["w"])
+    widths = [e["a"]["size"] for e in edges]
+    print(f"[{frontend}] {len(edges)} super-edges, counts {edges[0]['d']['w']:,}..{edges[-1]['d']['w']:,}, widths {sorted(set(widths))}")
+    assert len(set(widths)) >= 3 and widths == sorted(widths), "wider for more relationships, in steps"
+    assert len({e["a"]["color"] for e in edges}) >= 3 and edges[-1]["a"]["zIndex"] > edges[0]["a"]["zIndex"]
+    # a super-edge's tooltip counts its relationships by type
+    strongest = edges[-1]
+    ends = [before["nodes"][strongest["s"]], before["nodes"][strongest["t"]]]
+    box = page.page.evaluate(f"() => {{ const b = {CANVAS}.gestaltCanvas.canvas().getBoundingClientRect(); return {{x: b.left, y: b.top}}; }}")
+    for f in (0.5, 0.4, 0.6, 0.3, 0.7):
+        x, y = ends[0]["x"] + f * (ends[1]["x"] - ends[0]["x"]), ends[0]["y"] + f * (ends[1]["y"] - ends[0]["y"])
+        if hook(page, "h.debug(arg[0], arg[1]).nodeAt", [x, y]) is None:
+            break
+    page.page.mouse.move(box["x"] + x, box["y"] + y)
+    page.pause(0.5)
+    tip = page.page.evaluate(f"() => {CANVAS}.querySelector('.gc-tip').textContent")
+    assert f"{strongest['d']['w']:,} relationships" in tip and "LINKS ≈" in tip, tip
+    page.page.mouse.move(5, 5)
 
     page.kernel_json("whole.canvas.drill(0)\nprint(json.dumps(1))")
     page.page.wait_for_function(f"(n) => {CANVAS}.gestaltCanvas.nodesDrawn() > n", arg=len(groups), timeout=30_000)
