@@ -255,6 +255,8 @@ def test_drill_and_collapse_keep_the_map(overview_page):
           f"{sum(m > 0.001 for m in moves.values())} of {len(others)} moved")
     assert moves[worst] <= 0.10, f"{worst} moved {moves[worst]:.1%} of the canvas"
     assert all(k in drilled["nodes"] for k in others) and "group:0" not in drilled["nodes"]
+    resized = [k for k in others if abs(drilled["nodes"][k]["r"] - before["nodes"][k]["r"]) > 0.02 * before["nodes"][k]["r"]]
+    assert not resized, f"opening the biggest group resized {resized}"  # the area scale stays the overview's
     names = page.kernel_json("_sg = whole.canvas.subgraph\nprint(json.dumps({k: n.properties.get('name') for k, n in _sg.nodes.items() if k not in _sg.groups}))")
     assert len(names) >= 100 and all(names.values())
     # no member dot lies on another super-node, nor does the disc they fill

@@ -150,8 +150,12 @@ export const deltaMethods = {
     const g = this.graph, r = this.renderer;
     const c = g.getNodeAttributes(anchor);
     const isGroup = (k) => this.nd.has(k) && !!this.nd.get(k).g;
-    const members = keys.filter((k) => !isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a));
-    const centred = keys.filter(isGroup);
+    const isMore = (k) => isGroup(k) && /^[\d,.]+[kM]? more$/.test(String(this.nd.get(k).c || "")); // the rest, at the centre
+    const groupSize = (k) => Number((this.nd.get(k).p || {}).nodes) || 1;
+    // sub-groups (biggest first), then members (most connected first), ring by ring from the centre
+    const members = keys.filter((k) => isGroup(k) && !isMore(k)).sort((a, b) => groupSize(b) - groupSize(a))
+      .concat(keys.filter((k) => !isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a)));
+    const centred = keys.filter(isMore);
     if (!this.discs) (this.discs = new Map()), (this.discCount = new Map());
     if (!this.drilled) (this.drilled = new Map()), (this.drillRoot = new Map());
     const root = this.drillRoot.get(anchor) || anchor;
@@ -173,8 +177,16 @@ export const deltaMethods = {
     const pitch = 2 * dot + 4;
     const known = this.discs.get(anchor); // a later slice: ring the members drawn so far
     const unit = Math.hypot(vp({ x: c.x + 1, y: c.y }).x - at.x, vp({ x: c.x + 1, y: c.y }).y - at.y) || 1; // px per graph unit
+    // a sub-group's disc as encode.js will draw it (area = nodes, on the overview's fixed scale)
+    const room = members.map((k) => {
+      const hi = this.areaScale ? this.areaScale.hi : 0;
+      if (!isGroup(k) || !hi) return pitch * pitch;
+      const f = Math.max(0.3, 3 * Math.sqrt(groupSize(k) / hi));
+      return (2 * r.scaleSize(this.baseSize * 1.2 * f) + 4) ** 2;
+    });
+    const total = room.reduce((a, b) => a + b, 0);
     let inner = known !== undefined ? known * unit + pitch / 2 : centred.length ? px(anchor) * 0.6 + pitch / 2 : 0;
-    let outer = Math.max(px(anchor), Math.sqrt(inner * inner + (1.15 * members.length * pitch * pitch) / Math.PI));
+    let outer = Math.max(px(anchor), Math.sqrt(inner * inner + (1.15 * total) / Math.PI));
     // the centre kept inside the canvas with its disc when it can be
     const pad = 6;
     const cx = dims.width > 2 * (outer + pad) ? Math.min(Math.max(at.x, outer + pad), dims.width - outer - pad) : at.x;
@@ -208,8 +220,10 @@ export const deltaMethods = {
     if (known === undefined && centred.length) inner = Math.min(inner, outer * 0.6);
     const home = r.viewportToGraph({ x: cx, y: cy });
     const targets = new Map();
+    let before = 0; // the room taken by the items inside this one's ring
     members.forEach((k, i) => {
-      const rho = Math.sqrt(inner * inner + (outer * outer - inner * inner) * ((i + 0.5) / members.length));
+      const rho = Math.sqrt(inner * inner + (outer * outer - inner * inner) * ((before + room[i] / 2) / total));
+      before += room[i];
       const angle = i * GOLDEN;
       targets.set(k, r.viewportToGraph({ x: cx + rho * Math.cos(angle), y: cy + rho * Math.sin(angle) }));
     });

@@ -126,6 +126,10 @@ export function encodeSize(view, spec) {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
+  // an overview's area scale stays that of its biggest group, drilled or not: opening a group rescales nothing
+  const kept = view.areaScale && view.areaScale.graph === view.graph ? view.areaScale.hi : 0;
+  const scale = spec.area && vals.size ? Math.max(hi, kept) : hi;
+  if (spec.area && vals.size) view.areaScale = { graph: view.graph, hi: scale };
   const of = new Map();
   view.graph.forEachNode((k) => {
     const v = vals.get(k);
@@ -133,7 +137,7 @@ export function encodeSize(view, spec) {
     const t = v === undefined || !(hi > lo) ? (v === undefined ? 0 : 0.5) : (v - lo) / (hi - lo);
     // spec.area (an overview): area proportional to the value itself, so twice the members is twice the ink
     // (a node without the value there is a drilled group's member: one node, a small dot)
-    of.set(k, spec.area && hi > 0 ? (v === undefined ? MEMBER_SIZE : Math.max(0.3, 3 * Math.sqrt(Math.max(0, v) / hi))) : 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
+    of.set(k, spec.area && scale > 0 ? (v === undefined ? MEMBER_SIZE : Math.max(0.3, 3 * Math.sqrt(Math.max(0, v) / scale))) : 0.7 + 2.1 * Math.sqrt(Math.max(0, t)));
   });
   const name = by === "property" ? String(spec.name) : by.replace("_", "-");
   const missing = view.graph.order - vals.size;
