@@ -163,10 +163,13 @@ export const deltaMethods = {
     if (!r || !dims.width || !dims.height || !r.getNodeDisplayData(anchor)) return this.placeDisc(members, centred, anchor, c, step);
     if (!this.drilled.has(root)) {
       if (!this.drilled.size && !r.getCustomBBox()) r.setCustomBBox(r.getBBox()); // hold the frame: no rescale
-      this.drilled.set(root, { home: { x: c.x, y: c.y }, moves: new Map(), inside: new Set() });
+      this.drilled.set(root, { home: { x: c.x, y: c.y }, moves: new Map() });
     }
     const open = this.drilled.get(root);
-    for (const k of keys) open.inside.add(k);
+    // the slices of one group ("N more" drilled again) ring each other: none pushes the ones before it
+    if (!this.rings) this.rings = new Map();
+    const ring = this.rings.get(anchor) || new Set();
+    for (const k of keys) ring.add(k);
     if (!this.homes) this.homes = new Map();
     this.homes.set(anchor, { x: c.x, y: c.y }); // an "N more" undone comes back here
     const vp = (p) => r.graphToViewport(p);
@@ -194,7 +197,7 @@ export const deltaMethods = {
     const cap = PUSH_MAX * Math.max(dims.width, dims.height);
     const others = [];
     g.forEachNode((k) => {
-      if (k === anchor || open.inside.has(k) || this.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
+      if (k === anchor || ring.has(k) || this.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
       const p = vp(g.getNodeAttributes(k));
       others.push({ k, x: p.x, y: p.y, rad: px(k), d: Math.hypot(p.x - cx, p.y - cy) });
     });
@@ -231,8 +234,10 @@ export const deltaMethods = {
       targets.set(k, home);
       this.discs.set(k, outer / unit);
       this.discCount.set(k, (this.discCount.get(anchor) || 0) + members.length);
-      this.drillRoot.set(k, root);
+      this.rings.set(k, ring);
     }
+    for (const k of keys) if (isGroup(k)) this.drillRoot.set(k, root); // its "N more" and sub-groups fold back with it
+    open.disc = { x: home.x, y: home.y, r: outer / unit }; // the last disc opened in it (tests: hooks.openDiscs)
     for (const m of moves) {
       if (Math.hypot(m.x - m.o.x, m.y - m.o.y) < 0.01) continue;
       const from = g.getNodeAttributes(m.o.k), to = r.viewportToGraph({ x: m.x, y: m.y });
@@ -381,6 +386,7 @@ export const deltaMethods = {
         this.discCount.delete(k);
       }
       if (this.drillRoot) this.drillRoot.delete(k);
+      if (this.rings) this.rings.delete(k);
       this.hidden.delete(k);
     }
     for (const k of nodes) touched.delete(k);

@@ -114,5 +114,17 @@ export function makeHooks(view) {
     },
     whenSettled: () => view.layoutPromise || view.settledPromise,
     cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
+    // an overview's open groups: {super-node id: the last disc opened in it, on screen {x, y, r}}
+    openDiscs() {
+      flush();
+      const r = view.renderer, out = {};
+      if (!r || !view.drilled) return out;
+      for (const [k, open] of view.drilled) {
+        if (!open.disc) continue;
+        const c = r.graphToViewport(open.disc), e = r.graphToViewport({ x: open.disc.x + open.disc.r, y: open.disc.y });
+        out[k] = { x: c.x, y: c.y, r: Math.hypot(e.x - c.x, e.y - c.y) };
+      }
+      return out;
+    },
   };
 }

@@ -292,7 +292,18 @@ export const styleMethods = {
   // if every side is taken it is shortened to fit, or left out (hover and the
   // panel still show it). Relationship types then skip spots taken by captions.
   placing() {
-    return this.graph.order <= LIMITS.placedLabels && this.graph.size <= LIMITS.placedEdges;
+    return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
+  },
+
+  // the relationships a caption should not cross: an overview's lines (super-edges, members' lines to groups) aside
+  plainEdges() {
+    const at = this.graph.size + ":" + this.ed.size;
+    if (this.plain && this.plain.at === at) return this.plain.n;
+    let n = 0;
+    if (this.graph.size > LIMITS.placedEdges) this.graph.forEachEdge((k) => void (!(this.ed.get(k) || {}).w && n++));
+    else n = this.graph.size;
+    this.plain = { at, n };
+    return n;
   },
 
   frameScene() {
