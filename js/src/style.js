@@ -49,8 +49,9 @@ function compactCount(n) {
 }
 
 // An overview group's caption ("Person ×47,972") shortened where room is short, its identifying part
-// (the name before " ×") never: first the count ("Person ×48k"), then no count ("Person"); then
-// unchanged (where even the name has no room the caption is left out; hover and the panel show it).
+// (the name before " ×") never cut inside a word: first the count ("Person ×48k"), then no count
+// ("Person"), then whole trailing parts of the name; then unchanged (where even that has no room the
+// caption is left out; hover and the panel show it).
 function cutGroup(label) {
   const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
   if (count) {
@@ -61,7 +62,13 @@ function cutGroup(label) {
   }
   const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
   if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
-  return label;
+  if (more) return label;
+  // then only whole parts of the name go, the first kept: a list of members ("Ada Berg, Cy Fox" -> "Ada Berg…"),
+  // a value's share ("dept-C 91%" -> "dept-C")
+  const list = label.replace(/…$/, "").split(", ");
+  if (list.length > 1) return list.slice(0, -1).join(", ") + "…";
+  const share = /^(.+) \d+%$/.exec(label);
+  return share ? share[1] : label;
 }
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
