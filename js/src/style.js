@@ -355,12 +355,13 @@ export const styleMethods = {
     const gap = 3;
     // below / above are centred on the node but kept inside the canvas
     const mid = (w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
+    const q = d.size * 0.7; // an overview's group also tries the four corners (its long captions need room)
     const spots = (w) => [
       [d.x + d.size + gap, d.y - h / 2, 0], // right
       [mid(w), d.y + d.size + 2, 1], // below
       [d.x - d.size - gap - w, d.y - h / 2, 2], // left
       [mid(w), d.y - d.size - 2 - h, 3], // above
-    ];
+    ].concat(group ? [[d.x + q + gap, d.y + q, 4], [d.x + q + gap, d.y - q - h, 4], [d.x - q - gap - w, d.y + q, 5], [d.x - q - gap - w, d.y - q - h, 5]] : []);
     let label = text;
     for (let round = 0; round < 8; round++) {
       const w = ctx.measureText(label).width;
