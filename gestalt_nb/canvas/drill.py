@@ -128,7 +128,7 @@ def collapse(canvas: Any, group: Any) -> int:
     canvas.remove(members + more)
     for key in more:
         canvas.subgraph.groups.pop(key, None)
-    canvas.say(f"Collapsed {_name(super_node)}: its {len(members):,} drawn members are one super-node again.")
+    canvas.say(f"Collapsed {_name(super_node)}: what was open in it ({len(members) + len(more):,} drawn) is one super-node again.")
     return len(members) + len(more)
 
 
