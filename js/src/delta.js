@@ -3,11 +3,17 @@ import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
 
+/** @typedef {import("./index.js").View} View */
+
 // a drilled group's members: spacing, as a share of a typical relationship's length
 const DISC_GAP = 0.07;
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 
-export const deltaMethods = {
+export class DeltaMethods {
+  /**
+   * @this {View}
+   * @param {unknown} raw
+   */
   onMessage(raw) {
     const msg = kernelMessage(raw); // protocol.js: only the kinds this page handles
     if (!msg) return;
@@ -24,30 +30,40 @@ export const deltaMethods = {
       return;
     }
     this.applyDelta(msg);
+    /** @type {import("./index.js").ViewState["revision"]} */
     this.revision = r;
+    /** @type {import("./index.js").ViewState["syncAsked"]} */
     this.syncAsked = -1;
     if (msg.undoable) {
       this.undo.push({ t: "py", revision: r });
       this.updateButtons();
     }
-  },
+  }
 
+  /** @this {View} */
   askSync() {
     if (this.syncAsked === this.revision) return;
+    /** @type {import("./index.js").ViewState["syncAsked"]} */
     this.syncAsked = this.revision;
     this.send({ kind: "sync", have: this.revision });
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {import("./protocol.js").Delta} msg
+   */
   applyDelta(msg) {
     if (this.layout && this.layout.running) this.layout.settleNow();
     const allBefore = this.hlCount > 0 && this.hlCount >= this.nd.size; // every node matched: no rings
     const ops = Array.isArray(msg.ops) ? msg.ops : [];
+    /** @type {string[]} */
     let added = [];
     let relegend = false;
     for (const op of ops) {
       if (!op || typeof op !== "object") continue;
       if (op.op === "add") {
         if (Array.isArray(op.labels)) {
+          /** @type {import("./index.js").ViewState["labels"]} */
           this.labels = op.labels;
           this.updateLabelColors();
           relegend = true;
@@ -61,17 +77,18 @@ export const deltaMethods = {
       } else if (op.op === "highlight") {
         this.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
       } else if (op.op === "fit") {
+        /** @type {import("./index.js").ViewState["fitAfter"]} */
         this.fitAfter = true;
       } else this.applyViewOp(op); // style / layout / filter (filter.js)
     }
-    if (this.ui.root.querySelector(".gc-status").textContent.startsWith("expanding")) this.ui.setStatus("", "info");
+    if (String(/** @type {HTMLElement} */ (this.ui.root.querySelector(".gc-status")).textContent).startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
       this.countHighlights();
       if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.restyleAll(); // rings on / off
       // encodings are of the drawn graph: compute them again, then the legend and count
-      this.encode();
+      const enc = this.encode();
       const f = this.filt;
-      if (this.enc.color.of || this.enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.refresh();
+      if (enc.color.of || enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.refresh();
       else {
         this.updateLegend();
         this.updateCount();
@@ -85,17 +102,25 @@ export const deltaMethods = {
     const viewOnly = ops.length && ops.every((op) => op && ["style", "filter", "layout"].includes(op.op));
     if (this.renderer && !viewOnly) this.renderer.refresh();
     if (this.fitAfter) {
+      /** @type {import("./index.js").ViewState["fitAfter"]} */
       this.fitAfter = false;
       this.fit();
     } else if (!viewOnly) this.keepInView(); // style and filter ops move nothing (a layout op fits itself)
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {import("./protocol.js").AddOp} op
+   * @param {string | null} anchor
+   * @returns {string[]}
+   */
   addNodes(op, anchor) {
     const g = this.graph;
     const before = g.order;
     const nodes = Array.isArray(op.nodes) ? op.nodes : [];
     const edges = Array.isArray(op.edges) ? op.edges : [];
     // where to put each new node
+    /** @type {Map<string, string>} */
     const nbr = new Map();
     for (const e of edges) {
       if (!e) continue;
@@ -106,14 +131,16 @@ export const deltaMethods = {
     const centre = this.graphCentre();
     const step = this.typicalEdgeLength();
     const anchorKey = anchor !== null && anchor !== undefined && g.hasNode(String(anchor)) ? String(anchor) : null;
+    /** @type {Map<string | null, number>} */
     const around = new Map();
-    const place = (key) => {
+    const place = (/** @type {string} */ key) => {
       const near = anchorKey || nbr.get(key) || null;
-      const c = near ? g.getNodeAttributes(near) : centre;
+      const c = near ? /** @type {{x: number, y: number}} */ (g.getNodeAttributes(near)) : centre;
       const k = around.get(near) || 0;
       around.set(near, k + 1);
       return placeNear(c, k, nodes.length, near ? step : step * 2);
     };
+    /** @type {import("./index.js").ViewState["hlCount"]} */
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
     if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g) {
@@ -133,19 +160,26 @@ export const deltaMethods = {
     layoutNew(g, linked);
     if (loose.length) this.placeLoose(loose, step);
     return res.nodes;
-  },
+  }
 
   // A drilled group opens where its super-node was: its members fill a disc around that spot (the
   // most connected innermost; a sunflower, even at any count), its "N more" at the centre, and the
   // next slice (drilling "N more") rings the members already there. Nothing else moves, so the
   // camera hardly has to zoom out and the other groups keep their room.
+  /**
+   * @this {View}
+   * @param {string[]} keys
+   * @param {string} anchor
+   * @param {number} step
+   */
   placeWithin(keys, anchor, step) {
     const g = this.graph;
     const c = g.getNodeAttributes(anchor);
-    const isGroup = (k) => this.nd.has(k) && !!this.nd.get(k).g;
+    const isGroup = (/** @type {string} */ k) => this.nd.has(k) && !!this.nd.get(k).g;
     const members = keys.filter((k) => !isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a));
-    if (!this.discs) (this.discs = new Map()), (this.discCount = new Map());
-    let r0 = this.discs.get(anchor);
+    const discs = this.discs || (this.discs = new Map());
+    const discCount = this.discCount || (this.discCount = new Map());
+    let r0 = discs.get(anchor);
     let r1;
     if (r0 === undefined) {
       // the first slice: within the room around the super-node (less than half way to the nearest
@@ -158,7 +192,7 @@ export const deltaMethods = {
       const packed = Math.max(step, 1e-6) * DISC_GAP * Math.sqrt(members.length / Math.PI);
       r1 = Math.max(Number.isFinite(nearest) ? nearest * 0.45 : 0, packed) * 1.1;
       r0 = r1 * 0.15; // the "N more" disc
-    } else r1 = Math.sqrt(r0 * r0 * (1 + members.length / Math.max(this.discCount.get(anchor) || 1, 1)));
+    } else r1 = Math.sqrt(r0 * r0 * (1 + members.length / Math.max(discCount.get(anchor) || 1, 1)));
     members.forEach((k, i) => {
       const rho = Math.sqrt(r0 * r0 + (r1 * r1 - r0 * r0) * ((i + 0.5) / members.length));
       const angle = i * GOLDEN;
@@ -167,11 +201,16 @@ export const deltaMethods = {
     for (const k of keys) {
       if (!isGroup(k)) continue;
       g.mergeNodeAttributes(k, { x: c.x, y: c.y });
-      this.discs.set(k, r1);
-      this.discCount.set(k, (this.discCount.get(anchor) || 0) + members.length);
+      discs.set(k, r1);
+      discCount.set(k, (discCount.get(anchor) || 0) + members.length);
     }
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string[]} keys
+   * @param {number} step
+   */
   placeLoose(keys, step) {
     const g = this.graph;
     const set = new Set(keys);
@@ -187,8 +226,12 @@ export const deltaMethods = {
       const col = i % perRow, row = Math.floor(i / perRow);
       g.mergeNodeAttributes(key, { x: Math.fround(x0 + col * gap), y: Math.fround(y0 - gap * (1 + row)) });
     });
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {{x: number, y: number}}
+   */
   graphCentre() {
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
     this.graph.forEachNode((k, a) => {
@@ -199,10 +242,15 @@ export const deltaMethods = {
     });
     if (!Number.isFinite(x0)) return { x: 0, y: 0 };
     return { x: (x0 + x1) / 2, y: (y0 + y1) / 2 };
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {number}
+   */
   typicalEdgeLength() {
     const g = this.graph;
+    /** @type {number[]} */
     const lens = [];
     let i = 0;
     g.forEachEdge((k, a, s, t, sa, ta) => {
@@ -213,8 +261,12 @@ export const deltaMethods = {
     if (!lens.length) return SPACING * 3;
     lens.sort((a, b) => a - b);
     return lens[lens.length >> 1];
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string[]} ids
+   */
   removeIds(ids) {
     const g = this.graph;
     const nodes = [];
@@ -230,7 +282,7 @@ export const deltaMethods = {
       g.forEachEdge(k, (e) => this.ed.delete(e));
       g.dropNode(k);
       this.nd.delete(k);
-      if (this.discs) {
+      if (this.discs && this.discCount) {
         this.discs.delete(k);
         this.discCount.delete(k);
       }
@@ -247,15 +299,22 @@ export const deltaMethods = {
     const sel = [...this.selected].filter((k) => g.hasNode(k));
     if (sel.length !== this.selected.size) this.setSelection(sel, true);
     if (this.selectedEdge && !g.hasEdge(this.selectedEdge)) {
+      /** @type {import("./index.js").ViewState["selectedEdge"]} */
       this.selectedEdge = null;
       this.ui.showInfo(null);
     }
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string[]} ids
+   * @param {boolean} only
+   */
   highlight(ids, only) {
     const g = this.graph;
     const want = new Set(ids);
-    const nodes = [], edges = [];
+    /** @type {[string, number][]} */ const nodes = [];
+    /** @type {[string, number][]} */ const edges = [];
     if (only) {
       for (const [k, d] of this.nd) if (d.h !== (want.has(k) ? 1 : 0)) nodes.push([k, want.has(k) ? 1 : 0]);
       for (const [k, d] of this.ed) if (d.h !== (want.has(k) ? 1 : 0)) edges.push([k, want.has(k) ? 1 : 0]);
@@ -275,11 +334,12 @@ export const deltaMethods = {
       this.restyleNodes(nodes.map((x) => x[0]));
       this.restyleEdges(edges.map((x) => x[0]));
     }
-  },
+  }
 
   // Refit only when a drawn node ended up outside the canvas.
+  /** @this {View} */
   keepInView() {
     if (!this.renderer) return;
     if (this.hooks.nodesInView() < this.hooks.nodesDrawn()) this.fit();
-  },
-};
+  }
+}

@@ -1,14 +1,20 @@
 // Test hooks exposed as element.gestaltCanvas (see docs/protocol.md).
 
+import { internals } from "./spare.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {ReturnType<typeof makeHooks> & {scene?: () => unknown, lastReport?: () => unknown}} Hooks  element.gestaltCanvas (scene, lastReport: added by export.js) */
+
+/** @param {View} view */
 export function makeHooks(view) {
   // Graph updates reach sigma's caches before the scheduled frame processes
   // them; render now so that hooks see what the next frame shows.
   const flush = () => {
     if (view.suspended) view.resume(); // asked about it: draw it again
     const r = view.renderer;
-    if (r && r.needToProcess) r.render();
+    if (r && internals(r).needToProcess) internals(r).render();
   };
-  const screen = (id) => {
+  const screen = (/** @type {string} */ id) => {
     flush();
     const r = view.renderer;
     if (!r || !view.graph.hasNode(id)) return null;
@@ -56,6 +62,7 @@ export function makeHooks(view) {
       return n;
     },
     screenPosition: screen,
+    /** @param {string} id */
     graphPosition(id) {
       if (!view.graph.hasNode(id)) return null;
       const a = view.graph.getNodeAttributes(id);
@@ -69,13 +76,13 @@ export function makeHooks(view) {
     canvas: () => view.ui.sigmaBox.querySelector("canvas.sigma-nodes") || view.ui.sigmaBox.querySelector("canvas"),
     layoutRunning: () => !!(view.layout && view.layout.running),
     suspended: () => !!view.suspended,
-    debug: (x, y) => ({
-      edgeAt: view.renderer && x !== undefined ? view.renderer.getEdgeAtPoint(x, y) : null,
-      nodeAt: view.renderer && x !== undefined ? view.renderer.getNodeAtPosition({ x, y }) : null,
+    debug: (/** @type {number} */ x, /** @type {number} */ y) => ({
+      edgeAt: view.renderer && x !== undefined ? internals(view.renderer).getEdgeAtPoint(x, y) : null,
+      nodeAt: view.renderer && x !== undefined ? internals(view.renderer).getNodeAtPosition({ x, y }) : null,
       dims: view.renderer && view.renderer.getDimensions(),
-      pr: view.renderer && view.renderer.pixelRatio,
-      hoveredNode: view.renderer && view.renderer.hoveredNode,
-      hoveredEdge: view.renderer && view.renderer.hoveredEdge,
+      pr: view.renderer && internals(view.renderer).pixelRatio,
+      hoveredNode: view.renderer && internals(view.renderer).hoveredNode,
+      hoveredEdge: view.renderer && internals(view.renderer).hoveredEdge,
       edgeEvents: view.renderer && view.renderer.getSetting("enableEdgeEvents"),
       live: view.renderer ? 1 : 0,
     }),
@@ -85,19 +92,21 @@ export function makeHooks(view) {
       flush();
       return Object.fromEntries(view.spots || []);
     },
+    /** @param {string} id */
     nodeAttributes(id) {
       if (!view.graph.hasNode(id)) return null;
       const a = view.graph.getNodeAttributes(id);
-      const d = view.nd.get(id);
+      const d = /** @type {import("./payload.js").NodeData} */ (view.nd.get(id));
       return { h: d.h, type: a.type || view.nodeType, hidden: !!a.hidden, size: a.size, color: a.color, label: a.label, fixed: !!d.fixed };
     },
     // encodings, layouts and filters (issue 20)
-    nodeStyle: (id) => {
+    nodeStyle: (/** @type {unknown} */ id) => {
       flush();
       return view.nodeStyle(String(id));
     },
     positions() {
       flush();
+      /** @type {Record<string, {x: number, y: number} | null>} */
       const out = {};
       view.graph.forEachNode((k) => {
         if (!view.isHiddenNode(k)) out[k] = screen(k);
@@ -107,7 +116,10 @@ export function makeHooks(view) {
     layoutName: () => view.layoutName(),
     // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
     elements() {
-      const nodes = {}, edges = {};
+      /** @type {Record<string, object>} */
+      const nodes = {};
+      /** @type {Record<string, object>} */
+      const edges = {};
       view.graph.forEachNode((k, a) => (nodes[k] = { d: { ...view.nd.get(k) }, a: { ...a, x: undefined, y: undefined } }));
       view.graph.forEachEdge((k, a, s, t) => (edges[k] = { s, t, d: { ...view.ed.get(k) }, a: { ...a } }));
       return { nodes, edges, order: view.graph.edges() };

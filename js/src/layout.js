@@ -5,6 +5,10 @@ import fa2WorkerFunction from "graphology-layout-forceatlas2/webworker.js";
 import iterate from "graphology-layout-forceatlas2/iterate.js";
 import { csr, pivotMDS } from "./layouts/mds.js";
 
+/** @typedef {import("./payload.js").GraphT} GraphT */
+/** @typedef {import("./payload.js").Attrs} Attrs */
+/** @typedef {{x: number, y: number}} Point */
+
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 const PPN = 10; // FA2 node matrix stride
 const PPE = 3;
@@ -14,6 +18,11 @@ export const SPACING = 10;
 // components of at least this many nodes start from pivot MDS
 const MDS_MIN = 50;
 
+/**
+ * @param {number} i
+ * @param {number} s
+ * @returns {[number, number]}
+ */
 function spiral(i, s) {
   const r = s * Math.sqrt(i + 0.5);
   const a = i * GOLDEN;
@@ -23,13 +32,20 @@ function spiral(i, s) {
 // Writes x/y of every node of `graph` (float32-exact values, so FA2's Float32
 // matrices round-trip them unchanged). With `mds`, components of MDS_MIN nodes or
 // more start from pivot MDS (returns false, writing nothing, when there is none).
+/**
+ * @param {GraphT} graph
+ * @param {{mds?: boolean}} [options]
+ * @returns {boolean}
+ */
 export function startPositions(graph, { mds = false } = {}) {
   const keys = graph.nodes();
   const { off, adj } = csr(graph, keys);
   const deg = keys.map((k) => graph.degree(k));
   const order = keys.map((k, i) => i).sort((a, b) => deg[b] - deg[a]);
   const seen = new Uint8Array(keys.length);
+  /** @type {string[][]} */
   const comps = [];
+  /** @type {string[]} */
   const singles = [];
   for (const root of order) {
     if (seen[root]) continue;
@@ -68,6 +84,7 @@ export function startPositions(graph, { mds = false } = {}) {
   for (const b of local) area += b.w * b.h;
   const rowWidth = Math.max(local.length ? local[0].w : 0, Math.sqrt(area) * 1.15);
   let cx = 0, cy = 0, rowH = 0;
+  /** @type {Map<string, [number, number]>} */
   const pos = new Map();
   comps.forEach((c, k) => {
     const b = local[k];
@@ -85,7 +102,7 @@ export function startPositions(graph, { mds = false } = {}) {
   });
   graph.updateEachNodeAttributes(
     (n, a) => {
-      const p = pos.get(n);
+      const p = /** @type {[number, number]} */ (pos.get(n));
       a.x = p[0];
       a.y = p[1];
       return a;
@@ -95,6 +112,7 @@ export function startPositions(graph, { mds = false } = {}) {
   return true;
 }
 
+/** @param {number} order */
 export function fa2Settings(order) {
   return {
     linLogMode: false,
@@ -111,9 +129,15 @@ export function fa2Settings(order) {
 }
 
 // Connected components as lists of indices into `nodes`, largest first.
+/**
+ * @param {GraphT} graph
+ * @param {string[]} nodes
+ * @returns {number[][]}
+ */
 function components(graph, nodes) {
   const { off, adj } = csr(graph, nodes);
   const comp = new Int32Array(nodes.length).fill(-1);
+  /** @type {number[][]} */
   const out = [];
   for (let r = 0; r < nodes.length; r++) {
     if (comp[r] >= 0) continue;
@@ -136,7 +160,13 @@ function components(graph, nodes) {
 }
 
 // Up to 2,000 edges as pairs of matrix offsets (for the typical edge length).
+/**
+ * @param {GraphT} graph
+ * @param {Map<string, number>} idx
+ * @returns {number[]}
+ */
 function sampleEdges(graph, idx) {
+  /** @type {number[]} */
   const out = [];
   const step = Math.max(1, Math.floor(graph.size / 2000));
   let k = 0;
@@ -148,7 +178,13 @@ function sampleEdges(graph, idx) {
   return out;
 }
 
+/**
+ * @param {GraphT} graph
+ * @param {string[]} nodes
+ * @param {(key: string, a: Attrs) => boolean} fixed
+ */
 function toMatrices(graph, nodes, fixed) {
+  /** @type {Map<string, number>} */
   const index = new Map();
   const N = new Float32Array(nodes.length * PPN);
   nodes.forEach((n, i) => {
@@ -162,6 +198,7 @@ function toMatrices(graph, nodes, fixed) {
     N[j + 8] = 1;
     N[j + 9] = fixed(n, a) ? 1 : 0;
   });
+  /** @type {number[]} */
   const edges = [];
   graph.forEachEdge((e, a, s, t) => {
     if (s === t) return;
@@ -208,6 +245,12 @@ function createWorker() {
 // The turn (radians) that lays the principal axis of the points `list` (indices
 // into the layout matrix m) along the canvas's long side, and their centre;
 // a is null for fewer than 3 points or a layout not clearly elongated (a round one would spin).
+/**
+ * @param {Float32Array} m
+ * @param {number[]} list
+ * @param {boolean} wide
+ * @returns {{a: number | null, mx: number, my: number}}
+ */
 function principalTurn(m, list, wide) {
   let mx = 0, my = 0;
   for (const i of list) {
@@ -231,7 +274,23 @@ function principalTurn(m, list, wide) {
   return { a: wide ? a : a - Math.PI / 2, mx, my };
 }
 
+/**
+ * @typedef {object} LayoutOptions
+ * @property {() => void} [onUpdate]  after positions were written into the graph
+ * @property {() => void} [onSettled]  once, at the end
+ * @property {(key: string) => boolean} [isFixed]  a pinned node
+ * @property {() => number} [minGap]  least ms between two redraws
+ * @property {() => boolean} [wide]  the canvas is wider than tall
+ * @property {() => number} [aspect]  the canvas's width / height
+ * @property {number} [threshold]  mean displacement (share of the extent) under which an iteration is calm
+ */
+/** @typedef {{nodes: ArrayBuffer, ms: number, disp: number, iterations: number, extent: number}} WorkerReply */
+
 export class Layout {
+  /**
+   * @param {GraphT} graph
+   * @param {LayoutOptions} options
+   */
   constructor(graph, { onUpdate, onSettled, isFixed, minGap, wide, aspect, threshold = 0.001 }) {
     this.wide = wide || (() => true);
     this.aspect = aspect || (() => 1.4);
@@ -246,7 +305,9 @@ export class Layout {
     this.settings = fa2Settings(this.order);
     this.running = false;
     this.done = false;
+    /** @type {Worker | null} */
     this.worker = null;
+    /** @type {Map<number, boolean>} matrix offset -> pinned, for the next message */
     this.pendingFixed = new Map();
     this.budget = 40; // ms of FA2 per worker message
     this.iterationsDone = 0;
@@ -258,11 +319,25 @@ export class Layout {
     this.applyEvery = Math.min(1500, Math.max(100, this.order / 10));
     this.lastApply = 0;
     this.calm = 0;
+    this.t0 = 0;
+    this.batchStart = 0;
+    /** @type {Float32Array | null} the node matrix while it is here (not in the worker) */
+    this.matrix = null;
+    /** @type {number | undefined} ms a redraw blocks the main thread (smoothed) */
+    this.blockMs = undefined;
+    this.appliedLast = false;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.timer = undefined;
+    /** @type {number[] | undefined} */
+    this.edgeSample = undefined;
+    /** @type {Map<string, number> | undefined} node -> matrix offset */
+    this.idx = undefined;
     this.comps = components(graph, this.nodes);
     this.compOf = new Int32Array(this.order);
     this.comps.forEach((list, c) => {
       for (const i of list) this.compOf[i] = c;
     });
+    /** @type {number[][] | null} */
     this.offsets = null; // per component: [dx, dy, cos, sin, cx, cy] (display placement of the FA2 positions)
     this.frozen = false; // a pinned node freezes the placement (its drawn position must not jump)
   }
@@ -270,13 +345,13 @@ export class Layout {
   start() {
     if (this.running || this.done) return;
     if (this.order < 2) {
-      this.finish(null);
+      this.finish();
       return;
     }
     if (this.graph.size === 0) {
       // nothing to pull together: lone nodes go on a grid of the canvas's shape
       this.apply(toMatrices(this.graph, this.nodes, this.isFixed).nodes);
-      this.finish(null);
+      this.finish();
       return;
     }
     this.running = true;
@@ -293,21 +368,25 @@ export class Layout {
     }
   }
 
+  /** @param {Float32Array | null} edges */
   post(edges) {
-    const nodes = this.matrix;
+    const nodes = /** @type {Float32Array} */ (this.matrix);
     for (const [j, f] of this.pendingFixed) nodes[j + 9] = f ? 1 : 0;
     this.pendingFixed.clear();
     this.batchStart = performance.now();
+    /** @type {{settings: object, nodes: ArrayBufferLike, iterations: number, budget: number, edges?: ArrayBufferLike}} */
     const msg = { settings: this.settings, nodes: nodes.buffer, iterations: 1, budget: this.budget };
-    const transfer = [nodes.buffer];
+    /** @type {Transferable[]} */
+    const transfer = [/** @type {ArrayBuffer} */ (nodes.buffer)];
     if (edges) {
       msg.edges = edges.buffer;
-      transfer.push(edges.buffer);
+      transfer.push(/** @type {ArrayBuffer} */ (edges.buffer));
     }
     this.matrix = null;
-    this.worker.postMessage(msg, transfer);
+    /** @type {Worker} */ (this.worker).postMessage(msg, transfer);
   }
 
+  /** @param {WorkerReply} d */
   onMessage(d) {
     if (!this.running) return;
     this.iterationsDone += d.iterations;
@@ -318,7 +397,7 @@ export class Layout {
     const settled = this.calm >= 3 || now - this.t0 > this.cap;
     if (settled) {
       this.apply(matrix);
-      this.finish(matrix);
+      this.finish();
       return;
     }
     let copy = null;
@@ -342,6 +421,7 @@ export class Layout {
 
   // Keeps the layout's principal axis along the canvas's long side (FA2 is
   // rotation-free, so this costs nothing but uses the space). Not with pins.
+  /** @param {Float32Array} m */
   align(m) {
     const n = m.length / PPN;
     if (n < 3 || this.comps.length > 1) return; // several components: pack() turns each one
@@ -357,6 +437,7 @@ export class Layout {
     }
   }
 
+  /** @param {Float32Array | null} edges */
   fallback(edges) {
     // No worker: bounded main-thread iterations, a slice per frame.
     if (this.worker) this.worker.terminate();
@@ -379,7 +460,7 @@ export class Layout {
       }
       let k = 0;
       while (performance.now() - t < 25) {
-        iterate(this.settings, nodes, edges);
+        iterate(this.settings, nodes, /** @type {Float32Array} */ (edges));
         k++;
       }
       this.iterationsDone += k;
@@ -395,7 +476,7 @@ export class Layout {
       const now = performance.now();
       if (this.calm >= 3 || now - this.t0 > cap) {
         this.apply(nodes);
-        this.finish(nodes);
+        this.finish();
         return;
       }
       if (now - this.lastApply > 1000) {
@@ -407,6 +488,7 @@ export class Layout {
     this.timer = setTimeout(step, 0);
   }
 
+  /** @param {Float32Array} matrix */
   apply(matrix) {
     // positions go back by node order (nodes captured at start)
     const idx = this.idxOf();
@@ -436,11 +518,16 @@ export class Layout {
   // shelf-packed (largest first) with the row width that fills the canvas's
   // aspect ratio best, one typical edge length apart. FA2's repulsion would
   // otherwise fling them to the corners and leave each one cramped.
+  /**
+   * @param {Float32Array} m
+   * @returns {number[][]}
+   */
   pack(m) {
     if (this.frozen && this.offsets) return this.offsets;
     const comps = this.comps;
     const C = comps.length;
     // typical edge length (sampled) sets the gap and the size of a lone node's cell
+    /** @type {number[]} */
     const lens = [];
     const E = this.edgeSample || (this.edgeSample = sampleEdges(this.graph, this.idxOf()));
     for (let k = 0; k < E.length; k += 2) {
@@ -450,6 +537,7 @@ export class Layout {
     lens.sort((x, y) => x - y);
     const unit = lens.length ? Math.max(lens[lens.length >> 1], 1e-6) : SPACING;
     const wideCanvas = this.wide();
+    /** @type {{c: number, x0: number, y1: number, w: number, h: number, mx: number, my: number, cos: number, sin: number}[]} */
     const boxes = new Array(C);
     for (let c = 0; c < C; c++) {
       const list = comps[c];
@@ -490,6 +578,7 @@ export class Layout {
       tries.add(acc);
     }
     for (let k = 1; k <= 24; k++) tries.add(Math.sqrt(area * aspect) * (0.5 + k / 16));
+    /** @type {{score: number, spots: number[][], W: number, H: number} | null} */
     let best = null;
     for (const rw of tries) {
       const rowWidth = Math.max(rw, widest) * 1.0001;
@@ -510,18 +599,21 @@ export class Layout {
       const score = Math.max(W / aspect, H);
       if (!best || score < best.score - 1e-9) best = { score, spots, W, H };
     }
+    const packed = /** @type {{score: number, spots: number[][], W: number, H: number}} */ (best);
+    /** @type {number[][]} */
     const out = new Array(C);
     for (const b of boxes) {
-      const [sx, sy] = best.spots[b.c];
+      const [sx, sy] = packed.spots[b.c];
       // graph y points up and rows go down: the component's top (y1) sits half a unit under its cell's top
-      const ox = sx - b.x0 + unit / 2 - best.W / 2;
-      const oy = best.H / 2 - sy - unit / 2 - b.y1;
+      const ox = sx - b.x0 + unit / 2 - packed.W / 2;
+      const oy = packed.H / 2 - sy - unit / 2 - b.y1;
       out[b.c] = [ox, oy, b.cos, b.sin, b.mx, b.my];
     }
     this.offsets = out;
     return out;
   }
 
+  /** @returns {Map<string, number>} */
   idxOf() {
     if (!this.idx) {
       this.idx = new Map();
@@ -530,6 +622,10 @@ export class Layout {
     return this.idx;
   }
 
+  /**
+   * @param {string} node
+   * @param {boolean} fixed
+   */
   setFixed(node, fixed) {
     if (fixed) this.frozen = true;
     const i = this.nodes.indexOf(node);
@@ -563,6 +659,11 @@ export class Layout {
 
 // Local layout of new nodes: FA2 on the new nodes plus their old neighbours and
 // old nodes near them (all old ones fixed). Only new nodes get positions.
+/**
+ * @param {GraphT} graph
+ * @param {string[]} newNodes
+ * @param {{iterations?: number}} [options]
+ */
 export function layoutNew(graph, newNodes, { iterations = 120 } = {}) {
   if (!newNodes.length) return;
   const isNew = new Set(newNodes);
@@ -604,6 +705,13 @@ export function layoutNew(graph, newNodes, { iterations = 120 } = {}) {
 
 // Initial spot for a new node: near its anchor, or a placed neighbour, or the
 // centre of the graph. `placed(id)` returns {x, y} of an old node or null.
+/**
+ * @param {Point} centre
+ * @param {number} k
+ * @param {number} count
+ * @param {number} step
+ * @returns {Point}
+ */
 export function placeNear(centre, k, count, step) {
   const [dx, dy] = spiral(k + 1, step / Math.max(1, Math.sqrt(count) * 0.6));
   return { x: f32(centre.x + dx), y: f32(centre.y + dy) };

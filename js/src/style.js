@@ -3,6 +3,25 @@ import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLinePr
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
 import { parseColor, toHex } from "./theme.js";
+import { internals } from "./spare.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./payload.js").Attrs} Attrs */
+/** @typedef {import("./ui.js").Rect} Rect */
+/** @typedef {import("sigma/settings").Settings} SigmaAll  sigma's settings, all of them (as its drawing functions get them) */
+/** @typedef {{x: number, y: number, size: number, label?: string | null, key?: unknown, forceLabel?: boolean}} LabelData  a node as a caption is drawn for it (viewport px) */
+/** @typedef {{label?: string | null, size: number, key?: unknown}} EdgeLabelData */
+/** @typedef {{label: string, x: number, y: number, w: number, rc?: Rect}} Spot  where a caption was drawn (x, y: its top left) */
+/**
+ * @typedef {object} Scene  what this frame shows, for caption placement (viewport px)
+ * @property {number} frame
+ * @property {Map<string, {x: number, y: number, r: number}>} pos  drawn nodes
+ * @property {[number, number, number, number, string, string][]} segs  relationships: x1, y1, x2, y2, source, target
+ * @property {Rect[]} rects  captions placed so far
+ * @property {number} width
+ * @property {number} height
+ * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
+ */
 
 // bigger arrow heads than sigma's default, so direction reads at small sizes
 const ArrowProgram = createEdgeArrowProgram({ lengthToThicknessRatio: 4, widenessToThicknessRatio: 3.5 });
@@ -21,6 +40,7 @@ export const PROGRAMS = {
   nodes: { point: NodePointProgram, circle: NodeCircleProgram, ring: RingProgram },
   edges: { arrow: ArrowProgram, band: EdgeRectangleProgram, fast: EdgeLineProgram },
 };
+/** @type {<T>(all: Record<string, T>, names: string[]) => Record<string, T>} */
 const pick = (all, names) => Object.fromEntries(names.map((name) => [name, all[name]]));
 
 export const LIMITS = {
@@ -34,6 +54,7 @@ export const LIMITS = {
 };
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
+/** @param {string} label */
 function cutText(label) {
   if (label.length <= 4) return label;
   const head = label.replace(/…$/, "");
@@ -42,6 +63,7 @@ function cutText(label) {
 
 // An overview group's caption ("Person ×12,408") shortened in its name only: the count is what the
 // caption is for ("Pers… ×12,408", then "×12,408" alone, then unchanged).
+/** @param {string} label */
 function cutGroup(label) {
   const count = /\s?×[\d,]+$/.exec(label);
   if (!count) return cutText(label);
@@ -52,6 +74,10 @@ function cutGroup(label) {
 }
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
+/**
+ * @param {[number, number, number, number, ...unknown[]]} g
+ * @param {Rect} rc
+ */
 function segRect(g, rc) {
   const [ax, ay, bx, by] = g;
   if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
@@ -73,27 +99,52 @@ function segRect(g, rc) {
 }
 
 // label colours come from Python; re-serialise them so only a plain colour reaches WebGL/CSS
+/**
+ * @param {unknown} value
+ * @param {string} fallback
+ */
 function colorOf(value, fallback) {
   const c = parseColor(value);
   return c ? toHex(c) : fallback;
 }
 
-export const styleMethods = {
+export class StyleMethods {
+  /**
+   * @this {View}
+   * @param {number} N
+   * @param {number} E
+   */
   sizing(N, E) {
+    /** @type {import("./index.js").ViewState["nodeType"]} */
     this.nodeType = N > LIMITS.circleNodes ? "point" : "circle";
+    /** @type {import("./index.js").ViewState["edgeType"]} */
     this.edgeType = E > LIMITS.arrowEdges ? "fast" : "arrow";
+    /** @type {import("./index.js").ViewState["bigEdgeHi"]} */
     this.bigEdgeHi = "fast"; // highlighted edges of big graphs: colour only, no arrow program
+    /** @type {import("./index.js").ViewState["baseSize"]} */
     this.baseSize = N <= 20 ? 9 : N <= 200 ? 6 : N <= 2000 ? 3.2 : N <= 10000 ? 2.2 : 1.6;
+    /** @type {import("./index.js").ViewState["edgeSize"]} */
     this.edgeSize = N <= 50 ? 2 : N <= 200 ? 1.5 : N <= 2000 ? 1 : 0.6;
+    /** @type {import("./index.js").ViewState["edgeLabels"]} */
     this.edgeLabels = E <= LIMITS.edgeLabels;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {import("./payload.js").Styler}
+   */
   styler() {
     return { node: (k, a) => this.styleNode(k, a), edge: (k, a) => this.styleEdge(k, a) };
-  },
+  }
 
   // Display attributes only (sigma copies all of them on every update); flags
   // are set only when true.
+  /**
+   * @this {View}
+   * @param {string} key
+   * @param {Attrs} a
+   * @returns {Attrs}
+   */
   styleNode(key, a) {
     const t = this.theme;
     const d = this.nd.get(key);
@@ -127,8 +178,14 @@ export const styleMethods = {
     if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} key
+   * @param {Attrs} a
+   * @returns {Attrs}
+   */
   styleEdge(key, a) {
     const t = this.theme;
     const d = this.ed.get(key);
@@ -155,8 +212,9 @@ export const styleMethods = {
     if (this.filt && this.typeHidden(d)) a.hidden = true;
     else delete a.hidden;
     return a;
-  },
+  }
 
+  /** @this {View} */
   restyleAll() {
     this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
@@ -165,23 +223,38 @@ export const styleMethods = {
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
       attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
     });
-  },
+  }
 
+  /** @this {View} */
   countHighlights() {
+    /** @type {import("./index.js").ViewState["hlCount"]} */
     this.hlCount = 0;
+    /** @type {import("./index.js").ViewState["ehlCount"]} */
     this.ehlCount = 0;
     for (const d of this.nd.values()) if (d.h) this.hlCount++;
     for (const d of this.ed.values()) if (d.h) this.ehlCount++;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {Iterable<string>} keys
+   */
   restyleNodes(keys) {
     for (const k of keys) if (this.graph.hasNode(k)) this.graph.updateNodeAttributes(k, (a) => this.styleNode(k, a));
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {Iterable<string>} keys
+   */
   restyleEdges(keys) {
     for (const k of keys) if (this.graph.hasEdge(k)) this.graph.updateEdgeAttributes(k, (a) => this.styleEdge(k, a));
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {import("./spare.js").SigmaSettings}
+   */
   sigmaSettings() {
     const t = this.theme;
     const N = this.graph.order, E = this.graph.size;
@@ -215,27 +288,43 @@ export const styleMethods = {
       defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
       defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.drawEdgeLabel(ctx, e, sd, td, s),
     };
-  },
+  }
 
   // Label to the right of the node, or to its left where it would leave the canvas.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {number} w
+   * @returns {number}
+   */
   labelX(ctx, d, w) {
     const right = d.x + d.size + 3;
     const cw = ctx.canvas.width / (window.devicePixelRatio || 1);
     return right + w > cw - 2 && d.x - d.size - 3 - w >= 2 ? d.x - d.size - 3 - w : right;
-  },
+  }
 
   // ---- caption placement (small graphs) ------------------------------------------
   // Each caption goes right, below, left or above its node, wherever it crosses
   // no relationship, no other node and no caption already drawn in this frame;
   // if every side is taken it is shortened to fit, or left out (hover and the
   // panel still show it). Relationship types then skip spots taken by captions.
+  /**
+   * @this {View}
+   * @returns {boolean}
+   */
   placing() {
     return this.graph.order <= LIMITS.placedLabels && this.graph.size <= LIMITS.placedEdges;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {Scene}
+   */
   frameScene() {
-    const r = this.renderer;
+    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer); // asked for only while drawing
     if (this.scene && this.scene.frame === this.frameNo) return this.scene;
+    /** @type {Scene["pos"]} */
     const pos = new Map();
     this.graph.forEachNode((k) => {
       const d = r.getNodeDisplayData(k);
@@ -243,18 +332,31 @@ export const styleMethods = {
       const p = r.framedGraphToViewport(d);
       pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
     });
+    /** @type {Scene["segs"]} */
     const segs = [];
     this.graph.forEachEdge((e, a, s, t) => {
       const p = pos.get(s), q = pos.get(t);
       if (p && q && s !== t && !a.hidden) segs.push([p.x, p.y, q.x, q.y, s, t]);
     });
     const { width, height } = r.getDimensions();
-    this.scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
-    return this.scene;
-  },
+    /** @type {Scene} */
+    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
+    /** @type {import("./index.js").ViewState["scene"]} */
+    this.scene = scene;
+    return scene;
+  }
 
   // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is (`overMembers`: a super-node's
   // caption may cover a drilled group's member dots, which are many and small, but no other disc)
+  /**
+   * @this {View}
+   * @param {Scene} sc
+   * @param {unknown} key
+   * @param {Rect} rc
+   * @param {number} [crossing]
+   * @param {boolean} [overMembers]
+   * @returns {number}
+   */
   spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
     if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
@@ -266,14 +368,23 @@ export const styleMethods = {
     }
     for (const g of sc.segs) if (segRect(g, rc)) cost += crossing;
     return cost;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {string} text
+   * @param {number} h
+   * @param {boolean} [group]
+   * @returns {Spot | null}
+   */
   placeLabel(ctx, d, text, h, group = false) {
     const sc = this.frameScene();
     const gap = 3;
     // below / above are centred on the node but kept inside the canvas
-    const mid = (w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
-    const spots = (w) => [
+    const mid = (/** @type {number} */ w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
+    const spots = (/** @type {number} */ w) => [
       [d.x + d.size + gap, d.y - h / 2, 0], // right
       [mid(w), d.y + d.size + 2, 1], // below
       [d.x - d.size - gap - w, d.y - h / 2, 2], // left
@@ -282,13 +393,16 @@ export const styleMethods = {
     let label = text;
     for (let round = 0; round < 8; round++) {
       const w = ctx.measureText(label).width;
-      let best = null;
+      /** @type {{cost: number, x: number, y: number, rc: Rect, w: number} | null} */
+      let found = null;
       for (const [x, y, pref] of spots(w)) {
+        /** @type {Rect} */
         const rc = [x - 1, y, x + w + 1, y + h];
         // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
         const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10, group) + pref;
-        if (!best || cost < best.cost) best = { cost, x, y, rc, w };
+        if (!found || cost < found.cost) found = { cost, x, y, rc, w };
       }
+      const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // four spots tried
       // crossing a relationship is tolerable, covering a node or a caption is not
       const shorter = group ? cutGroup(label) : cutText(label);
       if (best.cost < 30 || shorter === label) {
@@ -299,13 +413,20 @@ export const styleMethods = {
       label = shorter;
     }
     return null;
-  },
+  }
 
   // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
   // whole), or null.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   * @returns {(Spot & {rc: Rect}) | null}
+   */
   fitInside(ctx, d, s) {
     const room = d.size * 1.7;
-    let label = d.label;
+    let label = /** @type {string} */ (d.label); // a group's caption: never empty
     for (let round = 0; round < 10; round++) {
       const w = ctx.measureText(label).width;
       if (w <= room) {
@@ -317,36 +438,57 @@ export const styleMethods = {
       label = shorter;
     }
     return null;
-  },
+  }
 
   // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
   // any other caption beside its node (placeLabel).
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   * @param {boolean} group
+   * @returns {Spot | null}
+   */
   placeCaption(ctx, d, s, group) {
     const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
-    if (!inside) return this.placeLabel(ctx, d, d.label, s.labelSize + 2, group);
+    if (!inside) return this.placeLabel(ctx, d, /** @type {string} */ (d.label), s.labelSize + 2, group); // drawLabel: only a caption
     this.frameScene().rects.push(inside.rc);
     return inside;
-  },
+  }
 
   // An overview's group captions, placed once a frame before any other, biggest group first: sigma draws
   // captions in its label grid's order, so a small group's caption could otherwise take the spot beside
   // a big one and leave the big one shortened ("Person ×3…") or out. {key: spot | null}.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {SigmaAll} s
+   * @returns {Map<unknown, Spot | null>}
+   */
   groupSpots(ctx, s) {
     const sc = this.frameScene();
     if (sc.groups) return sc.groups;
-    sc.groups = new Map();
+    const groups = (sc.groups = new Map());
+    /** @type {LabelData[]} */
     const list = [];
     for (const [key, p] of sc.pos) {
       if (!(this.nd.get(key) || {}).g) continue;
-      const label = this.renderer.getNodeDisplayData(key).label;
+      const label = /** @type {import("sigma/types").NodeDisplayData} */ (/** @type {import("./spare.js").Renderer} */ (this.renderer).getNodeDisplayData(key)).label;
       if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
     }
     list.sort((a, b) => b.size - a.size);
     ctx.font = `600 ${s.labelSize}px ${s.labelFont}`; // a group's caption is always drawn (forceLabel): bold
-    for (const g of list) sc.groups.set(g.key, this.placeCaption(ctx, g, s, true));
-    return sc.groups;
-  },
+    for (const g of list) groups.set(g.key, this.placeCaption(ctx, g, s, true));
+    return groups;
+  }
 
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   */
   drawLabel(ctx, d, s) {
     if (!d.label) return;
     const t = this.theme;
@@ -374,13 +516,21 @@ export const styleMethods = {
     ctx.strokeText(label, x, y);
     ctx.fillStyle = t.fg;
     ctx.fillText(label, x, y);
-  },
+  }
 
   // sigma's straight edge label, on whichever side of the edge is free of captions
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {EdgeLabelData} e
+   * @param {LabelData} sd
+   * @param {LabelData} td
+   * @param {SigmaAll} s
+   */
   drawEdgeLabel(ctx, e, sd, td, s) {
     let label = e.label;
     if (!label) return;
-    ctx.fillStyle = s.edgeLabelColor.color;
+    ctx.fillStyle = /** @type {string} */ (s.edgeLabelColor.color); // sigmaSettings gives it a colour
     ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
     let sx = sd.x, sy = sd.y, tx = td.x, ty = td.y;
     let dx = tx - sx, dy = ty - sy;
@@ -415,6 +565,7 @@ export const styleMethods = {
       offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
     }
     const sc = this.placing() && this.renderer ? this.frameScene() : null;
+    /** @type {number | null} */
     let off = offsets[0];
     if (sc) {
       off = null;
@@ -442,34 +593,46 @@ export const styleMethods = {
     ctx.rotate(angle);
     ctx.fillText(label, -w / 2, off);
     ctx.restore();
-  },
+  }
 
   // {k, n}: this relationship is the k-th of n between its two nodes (recomputed once per frame)
+  /**
+   * @this {View}
+   * @param {unknown} key
+   * @returns {{k: number, n: number} | undefined}
+   */
   pairSlot(key) {
     if (!this.slots || this.slotsFrame !== this.frameNo) {
+      /** @type {number} */
       this.slotsFrame = this.frameNo;
+      /** @type {Map<string, string[]>} */
       const groups = new Map();
       this.graph.forEachEdge((k, a, s, t) => {
         if (s === t) return;
         const id = s < t ? s + "\u0000" + t : t + "\u0000" + s;
         if (!groups.has(id)) groups.set(id, []);
-        groups.get(id).push(k);
+        /** @type {string[]} */ (groups.get(id)).push(k);
       });
-      this.slots = new Map();
-      for (const list of groups.values()) list.sort().forEach((k, i) => this.slots.set(k, { k: i, n: list.length }));
+      /** @type {Map<string, {k: number, n: number}>} */
+      const slots = new Map();
+      /** @type {import("./index.js").ViewState["slots"]} */
+      this.slots = slots;
+      for (const list of groups.values()) list.sort().forEach((k, i) => slots.set(k, { k: i, n: list.length }));
     }
-    return this.slots.get(key);
-  },
+    return this.slots.get(/** @type {string} */ (key));
+  }
 
   // Self-loops (sigma draws none): a small ring at the node's upper right, with
   // its type, drawn after each frame on the edge-label layer. Small graphs only.
+  /** @this {View} */
   drawLoops() {
     const r = this.renderer;
     if (!r || !this.placing()) return;
+    /** @type {string[]} */
     const loops = [];
     this.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));
     if (!loops.length) return;
-    const ctx = r.canvasContexts && r.canvasContexts.edgeLabels;
+    const ctx = internals(r).canvasContexts && internals(r).canvasContexts.edgeLabels;
     if (!ctx) return;
     const s = r.getSettings();
     const byNode = new Map();
@@ -492,7 +655,7 @@ export const styleMethods = {
       ctx.arc(cx, cy, rr, 0, Math.PI * 2);
       ctx.stroke();
       if (this.edgeLabels && ea.label) {
-        ctx.fillStyle = s.edgeLabelColor.color;
+        ctx.fillStyle = /** @type {string} */ (s.edgeLabelColor.color);
         ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
         const w = ctx.measureText(ea.label).width;
         const W = r.getDimensions().width;
@@ -502,8 +665,14 @@ export const styleMethods = {
       }
       ctx.restore();
     }
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   */
   drawHover(ctx, d, s) {
     const t = this.theme;
     ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
@@ -538,9 +707,11 @@ export const styleMethods = {
     ctx.strokeRect(x - pad, top, w + 2 * pad, bh);
     ctx.fillStyle = t.fg;
     ctx.fillText(label, x, top + pad + s.labelSize - 2);
-  },
+  }
 
+  /** @this {View} */
   updateLabelColors() {
+    /** @type {string[]} */
     this.labelColors = this.labels.map((lab) => (lab ? colorOf(lab.color, this.theme.node) : this.theme.node));
-  },
-};
+  }
+}

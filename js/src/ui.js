@@ -49,6 +49,14 @@ const CSS = `
 .gc-narrow .gc-panel{flex-basis:100%;border-left:none;border-top:1px solid var(--jp-border-color2,#e0e0e0);max-height:220px}
 `;
 
+/**
+ * An element with a class and text (text only ever through textContent).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [cls]
+ * @param {unknown} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -56,11 +64,35 @@ export function h(tag, cls, text) {
   return e;
 }
 
+/**
+ * @param {unknown} s
+ * @param {number} n
+ * @returns {string}
+ */
 export function clip(s, n) {
-  s = String(s);
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+  const text = String(s);
+  return text.length > n ? text.slice(0, n - 1) + "…" : text;
 }
 
+/**
+ * @typedef {object} UIActions  what the toolbar, search and results call on the view
+ * @property {() => void} fit
+ * @property {() => void} hide
+ * @property {() => void} pin
+ * @property {() => void} undo
+ * @property {() => void} collapse
+ * @property {(query: string) => void} search
+ * @property {(key: string) => void} pick
+ */
+/** @typedef {{key: string, caption: string, extra: string}} SearchResult */
+/** @typedef {{title: string, rows: [string, string][]}} Info  the side panel's content */
+/** @typedef {[number, number, number, number]} Rect  x0, y0, x1, y1 (px) */
+/** @typedef {ReturnType<typeof buildUI>} UI */
+
+/**
+ * @param {HTMLElement} root
+ * @param {UIActions} on
+ */
 export function buildUI(root, on) {
   const style = h("style");
   style.textContent = CSS;
@@ -75,7 +107,7 @@ export function buildUI(root, on) {
   const results = h("ul", "gc-results");
   results.hidden = true;
   search.append(input, results);
-  const btn = (text, title, fn) => {
+  const btn = (/** @type {string} */ text, /** @type {string} */ title, /** @type {() => void} */ fn) => {
     const b = h("button", null, text);
     b.type = "button";
     b.title = title;
@@ -106,10 +138,11 @@ export function buildUI(root, on) {
   root.append(bar, main);
 
   // search
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   let active = -1;
   const items = () => [...results.querySelectorAll("li[data-k]")];
-  const mark = (i) => {
+  const mark = (/** @type {number} */ i) => {
     const list = items();
     list.forEach((li, k) => li.classList.toggle("gc-on", k === i));
     active = i;
@@ -128,7 +161,7 @@ export function buildUI(root, on) {
       e.preventDefault();
     } else if (e.key === "Enter") {
       const li = list[active >= 0 ? active : 0];
-      if (li) li.click();
+      if (li) /** @type {HTMLElement} */ (li).click();
       e.preventDefault();
     } else if (e.key === "Escape") {
       results.hidden = true;
@@ -140,16 +173,23 @@ export function buildUI(root, on) {
 
   const ui = {
     root, input, results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
+    /** @param {string[]} list */
     setNotes(list) {
       notes.replaceChildren(...list.filter((t) => t).map((t) => h("div", null, clip(t, 2000))));
     },
+    /** @param {string} text */
     setCount(text) {
       count.textContent = text;
     },
+    /**
+     * @param {string} text
+     * @param {string} level  info / warning / error
+     */
     setStatus(text, level) {
       status.textContent = clip(text || "", 400);
       status.className = "gc-status" + (level === "warning" || level === "error" ? " gc-" + level : "");
     },
+    /** @param {{selection: boolean, undoable: boolean, collapsible: boolean}} state */
     setButtons({ selection, undoable, collapsible }) {
       hide.disabled = !selection;
       pin.disabled = !selection;
@@ -157,6 +197,10 @@ export function buildUI(root, on) {
       collapse.hidden = !collapsible;
       collapse.disabled = !selection;
     },
+    /**
+     * @param {SearchResult[]} list
+     * @param {string} query
+     */
     setResults(list, query) {
       // list: [{key, caption, extra}]
       active = -1;
@@ -180,6 +224,7 @@ export function buildUI(root, on) {
       results.replaceChildren(...lis);
       results.hidden = false;
     },
+    /** @param {Info | null} info */
     showInfo(info) {
       // info: {title, rows: [[key, value]]} or null
       if (!info) {
@@ -199,19 +244,26 @@ export function buildUI(root, on) {
     },
     // avoid: rectangles (sigma box px) the tip must not cover, e.g. the hovered
     // node and its caption; the first free spot around the pointer wins
+    /**
+     * @param {number} x
+     * @param {number} y
+     * @param {string[]} lines
+     * @param {Rect[] | null} [avoid]
+     */
     showTip(x, y, lines, avoid) {
       tip.replaceChildren(...lines.map((t) => h("div", null, clip(t, 200))));
       tip.hidden = false;
       const w = sigmaBox.clientWidth, H = sigmaBox.clientHeight;
       const top = sigmaBox.offsetTop;
       const tw = tip.offsetWidth, th = tip.offsetHeight;
-      const fit = (l, t) => [Math.max(0, Math.min(l, w - tw - 4)), Math.max(0, Math.min(t, H - th - 2))];
+      const fit = (/** @type {number} */ l, /** @type {number} */ t) => [Math.max(0, Math.min(l, w - tw - 4)), Math.max(0, Math.min(t, H - th - 2))];
       let spots = [[x + 12, y + 12]];
       if (avoid && avoid.length) {
         const x0 = Math.min(...avoid.map((r) => r[0])), y0 = Math.min(...avoid.map((r) => r[1]));
         const x1 = Math.max(...avoid.map((r) => r[2])), y1 = Math.max(...avoid.map((r) => r[3]));
         spots = [[x + 12, y1 + 4], [x + 12, y0 - th - 4], [x1 + 6, y - th / 2], [x0 - tw - 6, y - th / 2], [x + 12, y + 12]];
       }
+      /** @type {number[] | null} */
       let pick = null;
       for (const [l, t] of spots) {
         const [fl, ft] = fit(l, t);
@@ -228,6 +280,7 @@ export function buildUI(root, on) {
     hideTip() {
       tip.hidden = true;
     },
+    /** @param {boolean} narrow */
     setNarrow(narrow) {
       root.classList.toggle("gc-narrow", narrow);
     },

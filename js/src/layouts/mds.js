@@ -5,10 +5,19 @@
 // CSR adjacency (undirected: each neighbour once, no self-loop) over `keys`: {off, adj, idx}. One pass over the
 // relationships leaving each key, then each node's list cut to distinct neighbours (parallel relationships, and a
 // pair joined both ways, repeat them).
+/** @typedef {import("../payload.js").GraphT} GraphT */
+/** @typedef {{off: Int32Array, adj: Int32Array, idx: Map<string, number>}} CSR  adjacency in compressed rows (csr) */
+
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @returns {CSR}
+ */
 export function csr(graph, keys) {
   const n = keys.length;
   const idx = new Map();
   for (let i = 0; i < n; i++) idx.set(keys[i], i);
+  /** @type {number[]} */
   const ends = [];
   const count = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -47,6 +56,12 @@ export function csr(graph, keys) {
 
 let queue = new Int32Array(0);
 
+/**
+ * @param {{off: Int32Array, adj: Int32Array}} g
+ * @param {number} n
+ * @param {number} start
+ * @param {Int32Array} dist
+ */
 export function bfs(g, n, start, dist) {
   dist.fill(-1);
   if (queue.length < n) queue = new Int32Array(n);
@@ -67,6 +82,11 @@ export function bfs(g, n, start, dist) {
 }
 
 // Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @returns {[number, number][]}
+ */
 export function pivotMDS(graph, keys, pivots = 30) {
   const n = keys.length;
   const g = csr(graph, keys);
@@ -134,6 +154,7 @@ export function pivotMDS(graph, keys, pivots = 30) {
     }
     vecs.push(v);
   }
+  /** @type {[number, number][]} */
   const pos = new Array(n);
   for (let i = 0; i < n; i++) {
     let x = 0, y = 0;
