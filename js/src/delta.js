@@ -1,4 +1,4 @@
-// Python -> JS messages: deltas (add / remove / highlight / fit), sync, status.
+// Python -> JS messages: deltas (their steps applied through APPLY, one entry per kind of step), sync, status.
 import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
@@ -8,6 +8,46 @@ import { layoutNew, placeNear, SPACING } from "./layout.js";
 // a drilled group's members: spacing, as a share of a typical relationship's length
 const DISC_GAP = 0.07;
 const GOLDEN = Math.PI * (3 - Math.sqrt(5));
+
+/** @typedef {import("./protocol.js").Op} Op */
+/** @typedef {{anchor: string | null, added: string[], relegend: boolean}} Step  one delta's progress: its anchor, the nodes added, whether the legend must be made again */
+
+/**
+ * What each kind of delta step does (protocol.js declares the kinds; tsc checks every one has its entry here).
+ * @type {{[K in Op["op"]]: (view: View, op: Extract<Op, {op: K}>, step: Step) => void}}
+ */
+export const APPLY = {
+  add(view, op, step) {
+    if (Array.isArray(op.labels)) {
+      view.labels = op.labels;
+      view.updateLabelColors();
+      step.relegend = true;
+    }
+    if (Array.isArray(op.types)) view.types = op.types;
+    step.added = step.added.concat(view.addNodes(op, step.anchor));
+    step.relegend = true;
+  },
+  remove(view, op, step) {
+    view.removeIds(Array.isArray(op.ids) ? op.ids.map(String) : []);
+    step.relegend = true;
+  },
+  highlight(view, op) {
+    view.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
+  },
+  fit(view) {
+    view.fitAfter = true;
+  },
+  // style / filter / layout: filter.js and layouts/index.js
+  style(view, op) {
+    view.applyStyleOp(op);
+  },
+  filter(view, op) {
+    view.applyFilterOp(op);
+  },
+  layout(view, op) {
+    view.setLayout({ name: String(op.name), options: op.options && typeof op.options === "object" ? op.options : {} });
+  },
+};
 
 export class DeltaMethods {
   /**
@@ -56,31 +96,13 @@ export class DeltaMethods {
     if (this.layout && this.layout.running) this.layout.settleNow();
     const allBefore = this.hlCount > 0 && this.hlCount >= this.nd.size; // every node matched: no rings
     const ops = Array.isArray(msg.ops) ? msg.ops : [];
-    /** @type {string[]} */
-    let added = [];
-    let relegend = false;
+    /** @type {Step} */
+    const step = { anchor: msg.anchor, added: [], relegend: false };
     for (const op of ops) {
-      if (!op || typeof op !== "object") continue;
-      if (op.op === "add") {
-        if (Array.isArray(op.labels)) {
-          /** @type {import("./index.js").ViewState["labels"]} */
-          this.labels = op.labels;
-          this.updateLabelColors();
-          relegend = true;
-        }
-        if (Array.isArray(op.types)) this.types = op.types;
-        added = added.concat(this.addNodes(op, msg.anchor));
-        relegend = true;
-      } else if (op.op === "remove") {
-        this.removeIds(Array.isArray(op.ids) ? op.ids.map(String) : []);
-        relegend = true;
-      } else if (op.op === "highlight") {
-        this.highlight(Array.isArray(op.ids) ? op.ids.map(String) : [], !!op.only);
-      } else if (op.op === "fit") {
-        /** @type {import("./index.js").ViewState["fitAfter"]} */
-        this.fitAfter = true;
-      } else this.applyViewOp(op); // style / layout / filter (filter.js)
+      if (!op || typeof op !== "object" || !Object.prototype.hasOwnProperty.call(APPLY, op.op)) continue; // a kind this page does not know
+      /** @type {(view: View, op: Op, step: Step) => void} */ (APPLY[op.op])(this, op, step);
     }
+    const { added, relegend } = step;
     if (String(/** @type {HTMLElement} */ (this.ui.root.querySelector(".gc-status")).textContent).startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
       this.countHighlights();

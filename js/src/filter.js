@@ -209,19 +209,6 @@ export class FilterMethods {
     this.refresh();
   }
 
-  /**
-   * @this {View}
-   * @param {import("./protocol.js").Op} op
-   * @returns {boolean}
-   */
-  applyViewOp(op) {
-    if (op.op === "style") this.applyStyleOp(op);
-    else if (op.op === "filter") this.applyFilterOp(op);
-    else if (op.op === "layout") this.setLayout({ name: String(op.name), options: op.options && typeof op.options === "object" ? op.options : {} });
-    else return false;
-    return true;
-  }
-
   /** @this {View} */
   updateLegend() {
     /** @type {Map<number, number>} */
