@@ -1,4 +1,5 @@
 // Selection, the side panel, search and the toolbar's actions.
+import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
 
@@ -15,7 +16,7 @@ function fmtValue(v) {
   return String(v);
 }
 
-export class ActionMethods {
+export class ActionMethods extends ViewState {
   /**
    * @this {View}
    * @param {import("./payload.js").NodeData} a
@@ -36,10 +37,8 @@ export class ActionMethods {
   setSelection(ids, fromUser) {
     const next = new Set((ids || []).map(String).filter((k) => this.graph.hasNode(k)));
     const changed = new Set([...this.selected, ...next]);
-    /** @type {import("./index.js").ViewState["selected"]} */
     this.selected = next;
     const prevEdge = this.selectedEdge;
-    /** @type {import("./index.js").ViewState["selectedEdge"]} */
     this.selectedEdge = null;
     this.restyleNodes(changed);
     if (prevEdge) this.restyleEdges([prevEdge]);

@@ -2,6 +2,7 @@
 import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
+import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
 
@@ -49,7 +50,7 @@ export const APPLY = {
   },
 };
 
-export class DeltaMethods {
+export class DeltaMethods extends ViewState {
   /**
    * @this {View}
    * @param {unknown} raw
@@ -70,9 +71,7 @@ export class DeltaMethods {
       return;
     }
     this.applyDelta(msg);
-    /** @type {import("./index.js").ViewState["revision"]} */
     this.revision = r;
-    /** @type {import("./index.js").ViewState["syncAsked"]} */
     this.syncAsked = -1;
     if (msg.undoable) {
       this.undo.push({ t: "py", revision: r });
@@ -83,7 +82,6 @@ export class DeltaMethods {
   /** @this {View} */
   askSync() {
     if (this.syncAsked === this.revision) return;
-    /** @type {import("./index.js").ViewState["syncAsked"]} */
     this.syncAsked = this.revision;
     this.send({ kind: "sync", have: this.revision });
   }
@@ -124,7 +122,6 @@ export class DeltaMethods {
     const viewOnly = ops.length && ops.every((op) => op && ["style", "filter", "layout"].includes(op.op));
     if (this.renderer && !viewOnly) this.renderer.refresh();
     if (this.fitAfter) {
-      /** @type {import("./index.js").ViewState["fitAfter"]} */
       this.fitAfter = false;
       this.fit();
     } else if (!viewOnly) this.keepInView(); // style and filter ops move nothing (a layout op fits itself)
@@ -162,7 +159,6 @@ export class DeltaMethods {
       around.set(near, k + 1);
       return placeNear(c, k, nodes.length, near ? step : step * 2);
     };
-    /** @type {import("./index.js").ViewState["hlCount"]} */
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
     if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g) {
@@ -321,7 +317,6 @@ export class DeltaMethods {
     const sel = [...this.selected].filter((k) => g.hasNode(k));
     if (sel.length !== this.selected.size) this.setSelection(sel, true);
     if (this.selectedEdge && !g.hasEdge(this.selectedEdge)) {
-      /** @type {import("./index.js").ViewState["selectedEdge"]} */
       this.selectedEdge = null;
       this.ui.showInfo(null);
     }

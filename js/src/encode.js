@@ -52,6 +52,35 @@ function propValue(d, name) {
   return v === null ? undefined : v;
 }
 
+// Colours on a sequential scale over the values' range (nodes without one: grey).
+/**
+ * @param {Drawn} view
+ * @param {string} by
+ * @param {string} name
+ * @param {Map<string, unknown>} values  node -> its number
+ * @param {number[]} nums
+ * @param {Map<string, string | null>} cat
+ * @param {Map<string, string>} out
+ * @returns {ColorEncoding}
+ */
+function rampColors(view, by, name, values, nums, cat, out) {
+  let lo = Infinity, hi = -Infinity;
+  for (const v of nums) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  // on a dark background the darkest end of the scale would vanish: start it a little lighter
+  const t0 = view.theme && view.theme.dark ? 0.18 : 0;
+  const at = (/** @type {number} */ t) => sequential(t0 + (1 - t0) * t);
+  view.graph.forEachNode((k) => {
+    const v = /** @type {number | undefined} */ (values.get(k));
+    out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
+  });
+  const missing = view.graph.order - values.size;
+  const legend = { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing, min: lo, max: hi };
+  return { by, of: out, cat, val: values, legend }; // val: the numbers, for the legend's range filter
+}
+
 // Colour of every node: {of: Map key -> colour, cat: Map key -> category text | undefined, legend}
 /**
  * @param {Drawn} view
@@ -81,23 +110,7 @@ export function encodeColor(view, spec) {
   // a number with few values (voltage levels, codes) reads as categories; spec.as forces either
   const as = spec && spec.as;
   const ramp = numeric && (as === "ramp" || (as !== "categories" && new Set(nums).size > 12));
-  if (ramp) {
-    let lo = Infinity, hi = -Infinity;
-    for (const v of nums) {
-      if (v < lo) lo = v;
-      if (v > hi) hi = v;
-    }
-    // on a dark background the darkest end of the scale would vanish: start it a little lighter
-    const t0 = view.theme && view.theme.dark ? 0.18 : 0;
-    const at = (/** @type {number} */ t) => sequential(t0 + (1 - t0) * t);
-    view.graph.forEachNode((k) => {
-      const v = /** @type {number | undefined} */ (values.get(k));
-      out.set(k, v === undefined ? OTHER : at(hi > lo ? (v - lo) / (hi - lo) : 0.5));
-    });
-    const missing = view.graph.order - values.size;
-    const legend = { title: "colour: " + name, kind: "scale", lo: fmt(lo), hi: fmt(hi), low: at(0), high: at(1), missing, min: lo, max: hi };
-    return { by, of: out, cat, val: values, legend }; // val: the numbers, for the legend's range filter
-  }
+  if (ramp) return rampColors(view, by, name, values, nums, cat, out);
   // categories: the most frequent first (few numbers: by value), then "other"
   /** @type {Map<string, number>} */
   const counts = new Map();

@@ -4,6 +4,7 @@
 import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
 import { internals } from "./spare.js";
+import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
 
@@ -75,7 +76,7 @@ export function svgOfScene(scene, font) {
   return svg;
 }
 
-export class ExportMethods {
+export class ExportMethods extends ViewState {
   // toolbar buttons after the existing ones (before the node count)
   /** @this {View} */
   addOutButtons() {
@@ -91,7 +92,6 @@ export class ExportMethods {
       bar.insertBefore(b, before);
       return b;
     };
-    /** @type {import("./index.js").ViewState["outButtons"]} */
     this.outButtons = {
       path: make("Path", "path", "Draw the shortest path between the two selected nodes (click one, shift-click another)", () => this.askPath()),
       png: make("PNG", "save-png", "Save what is on screen as a PNG picture", () => this.savePNG()),

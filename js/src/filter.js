@@ -3,6 +3,7 @@
 import { encodeColor, encodeSize } from "./encode.js";
 import { renderLegend } from "./legend.js";
 import { LAYOUTS } from "./layouts/index.js";
+import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {{color?: import("./protocol.js").ColorSpec, size?: import("./protocol.js").SizeSpec, caption?: string}} StyleSpec  the encodings in force */
@@ -25,7 +26,7 @@ const emptyFilter = () => ({ labels: new Set(), types: new Set(), cats: new Set(
 /** @type {(set: Set<string>, keep: Set<string> | null, name: string) => boolean} */
 const off = (set, keep, name) => set.has(name) || (keep !== null && !keep.has(name));
 
-export class FilterMethods {
+export class FilterMethods extends ViewState {
   // from the payload's "view": {style, layout, filter}
   /**
    * @this {View}
@@ -33,16 +34,11 @@ export class FilterMethods {
    */
   readView(v) {
     v = v && typeof v === "object" ? v : {};
-    /** @type {import("./index.js").ViewState["styleSpec"]} */
     this.styleSpec = v.style && typeof v.style === "object" ? v.style : {};
     const l = v.layout && typeof v.layout === "object" ? v.layout : {};
-    /** @type {import("./index.js").ViewState["layoutSpec"]} */
     this.layoutSpec = l.name !== undefined && LAYOUTS.includes(l.name) ? { name: l.name, options: l.options || {} } : { name: "force", options: {} };
-    /** @type {import("./index.js").ViewState["filt"]} */
     this.filt = emptyFilter();
-    /** @type {import("./index.js").ViewState["filtered"]} */
     this.filtered = new Set();
-    /** @type {import("./index.js").ViewState["pendingFilter"]} */
     this.pendingFilter = v.filter || null;
   }
 
@@ -54,7 +50,6 @@ export class FilterMethods {
   encode() {
     /** @type {import("./encode.js").Encodings} */
     const enc = { color: encodeColor(this, this.styleSpec.color), size: encodeSize(this, this.styleSpec.size) };
-    /** @type {import("./index.js").ViewState["enc"]} */
     this.enc = enc;
     return enc;
   }
@@ -100,7 +95,6 @@ export class FilterMethods {
     for (const [k, d] of this.nd) {
       if (((f.labels.size || f.keepLabels) && off(f.labels, f.keepLabels, this.labelName(d))) || f.nodes.has(k) || (f.cats.size && cat && f.cats.has(/** @type {string} */ (cat.get(k)))) || outside(k)) out.add(k);
     }
-    /** @type {import("./index.js").ViewState["filtered"]} */
     this.filtered = out;
     const sel = [...this.selected].filter((k) => !out.has(k));
     if (sel.length !== this.selected.size) this.setSelection(sel, true);
@@ -171,7 +165,6 @@ export class FilterMethods {
     if (op.color) next.color = op.color;
     if (op.size) next.size = op.size;
     if (op.caption) next.caption = op.caption;
-    /** @type {import("./index.js").ViewState["styleSpec"]} */
     this.styleSpec = next;
     // values of the colour property the payload had left out (nodes with very many properties)
     const named = [op.color, op.size].filter((s) => s && s.name).map((s) => String(/** @type {{name: string}} */ (s).name));
@@ -204,7 +197,6 @@ export class FilterMethods {
     if (Array.isArray(op.labels)) f.keepLabels = all(op.labels); // also hides labels an expansion brings later
     if (Array.isArray(op.types)) f.keepTypes = all(op.types);
     if (Array.isArray(op.hide)) f.nodes = all(op.hide);
-    /** @type {import("./index.js").ViewState["filt"]} */
     this.filt = f;
     this.refresh();
   }

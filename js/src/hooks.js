@@ -3,9 +3,40 @@
 import { internals } from "./spare.js";
 
 /** @typedef {import("./index.js").View} View */
-/** @typedef {ReturnType<typeof makeHooks> & {scene?: () => unknown, lastReport?: () => unknown}} Hooks  element.gestaltCanvas (scene, lastReport: added by export.js) */
+/**
+ * @typedef {object} Hooks  element.gestaltCanvas: what browser tests may ask the page (docs/protocol.md)
+ * @property {Promise<void>} ready  the first frame is drawn
+ * @property {Promise<void>} settled  the first layout has stopped
+ * @property {() => number} nodesDrawn
+ * @property {() => number} edgesDrawn
+ * @property {() => number} nodesInView
+ * @property {(id: string) => {x: number, y: number} | null} screenPosition
+ * @property {(id: string) => {x: number, y: number} | null} graphPosition
+ * @property {() => number} revision
+ * @property {() => string[]} selected
+ * @property {() => import("./state.js").Times} timings
+ * @property {() => number} sigmaInstanceId
+ * @property {() => Element | null} canvas
+ * @property {() => boolean} layoutRunning
+ * @property {() => boolean} suspended
+ * @property {(x: number, y: number) => object} debug
+ * @property {() => void} refreshTheme
+ * @property {() => Record<string, unknown>} labelSpots  where each caption was drawn in the last frame
+ * @property {(id: string) => object | null} nodeAttributes
+ * @property {(id: unknown) => object | null} nodeStyle
+ * @property {() => Record<string, {x: number, y: number} | null>} positions
+ * @property {() => string} layoutName
+ * @property {() => {nodes: object, edges: object, order: string[]}} elements
+ * @property {() => Promise<void> | null} whenSettled
+ * @property {() => import("sigma/types").CameraState | null} cameraState
+ * @property {() => unknown} [scene]  added by export.js
+ * @property {() => unknown} [lastReport]  added by export.js
+ */
 
-/** @param {View} view */
+/**
+ * @param {View} view
+ * @returns {Hooks}
+ */
 export function makeHooks(view) {
   // Graph updates reach sigma's caches before the scheduled frame processes
   // them; render now so that hooks see what the next frame shows.
@@ -31,6 +62,103 @@ export function makeHooks(view) {
     get settled() {
       return view.settledPromise;
     },
+    ...countHooks(view, flush),
+    screenPosition: screen,
+    /** @param {string} id */
+    graphPosition(id) {
+      if (!view.graph.hasNode(id)) return null;
+      const a = view.graph.getNodeAttributes(id);
+      return { x: a.x, y: a.y };
+    },
+    revision: () => view.revision,
+    selected: () => [...view.selected],
+    timings: () => ({ ...view.times }),
+    sigmaInstanceId: () => view.instanceId,
+    ...debugHooks(view, flush),
+    ...drawingHooks(view, flush, screen),
+  };
+}
+
+// Extras for tests and debugging: sigma's own view of the drawing.
+/**
+ * @param {View} view
+ * @param {() => void} flush
+ */
+function debugHooks(view, flush) {
+  return {
+    canvas: () => view.ui.sigmaBox.querySelector("canvas.sigma-nodes") || view.ui.sigmaBox.querySelector("canvas"),
+    layoutRunning: () => !!(view.layout && view.layout.running),
+    suspended: () => !!view.suspended,
+    debug: (/** @type {number} */ x, /** @type {number} */ y) => ({
+      edgeAt: view.renderer && x !== undefined ? internals(view.renderer).getEdgeAtPoint(x, y) : null,
+      nodeAt: view.renderer && x !== undefined ? internals(view.renderer).getNodeAtPosition({ x, y }) : null,
+      dims: view.renderer && view.renderer.getDimensions(),
+      pr: view.renderer && internals(view.renderer).pixelRatio,
+      hoveredNode: view.renderer && internals(view.renderer).hoveredNode,
+      hoveredEdge: view.renderer && internals(view.renderer).hoveredEdge,
+      edgeEvents: view.renderer && view.renderer.getSetting("enableEdgeEvents"),
+      live: view.renderer ? 1 : 0,
+    }),
+    refreshTheme: () => view.applyTheme(),
+    // where each caption was drawn in the last frame: {id: {label, x, y, w} | null (left out)}
+    labelSpots() {
+      flush();
+      return Object.fromEntries(view.spots || []);
+    },
+    /** @param {string} id */
+    nodeAttributes(id) {
+      if (!view.graph.hasNode(id)) return null;
+      const a = view.graph.getNodeAttributes(id);
+      const d = /** @type {import("./payload.js").NodeData} */ (view.nd.get(id));
+      return { h: d.h, type: a.type || view.nodeType, hidden: !!a.hidden, size: a.size, color: a.color, label: a.label, fixed: !!d.fixed };
+    },
+  };
+}
+
+// Encodings, layouts and filters (issue 20), and every element as the page holds it.
+/**
+ * @param {View} view
+ * @param {() => void} flush
+ * @param {(id: string) => {x: number, y: number} | null} screen
+ */
+function drawingHooks(view, flush, screen) {
+  return {
+    nodeStyle: (/** @type {unknown} */ id) => {
+      flush();
+      return view.nodeStyle(String(id));
+    },
+    positions() {
+      flush();
+      /** @type {Record<string, {x: number, y: number} | null>} */
+      const out = {};
+      view.graph.forEachNode((k) => {
+        if (!view.isHiddenNode(k)) out[k] = screen(k);
+      });
+      return out;
+    },
+    layoutName: () => view.layoutName(),
+    // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
+    elements() {
+      /** @type {Record<string, object>} */
+      const nodes = {};
+      /** @type {Record<string, object>} */
+      const edges = {};
+      view.graph.forEachNode((k, a) => (nodes[k] = { d: { ...view.nd.get(k) }, a: { ...a, x: undefined, y: undefined } }));
+      view.graph.forEachEdge((k, a, s, t) => (edges[k] = { s, t, d: { ...view.ed.get(k) }, a: { ...a } }));
+      return { nodes, edges, order: view.graph.edges() };
+    },
+    whenSettled: () => view.layoutPromise || view.settledPromise,
+    cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
+  };
+}
+
+// How many nodes and relationships are drawn, and how many of the nodes are in view.
+/**
+ * @param {View} view
+ * @param {() => void} flush
+ */
+function countHooks(view, flush) {
+  return {
     nodesDrawn() {
       let n = 0;
       view.graph.forEachNode((k) => {
@@ -61,70 +189,5 @@ export function makeHooks(view) {
       });
       return n;
     },
-    screenPosition: screen,
-    /** @param {string} id */
-    graphPosition(id) {
-      if (!view.graph.hasNode(id)) return null;
-      const a = view.graph.getNodeAttributes(id);
-      return { x: a.x, y: a.y };
-    },
-    revision: () => view.revision,
-    selected: () => [...view.selected],
-    timings: () => ({ ...view.times }),
-    sigmaInstanceId: () => view.instanceId,
-    // extras for tests/debugging
-    canvas: () => view.ui.sigmaBox.querySelector("canvas.sigma-nodes") || view.ui.sigmaBox.querySelector("canvas"),
-    layoutRunning: () => !!(view.layout && view.layout.running),
-    suspended: () => !!view.suspended,
-    debug: (/** @type {number} */ x, /** @type {number} */ y) => ({
-      edgeAt: view.renderer && x !== undefined ? internals(view.renderer).getEdgeAtPoint(x, y) : null,
-      nodeAt: view.renderer && x !== undefined ? internals(view.renderer).getNodeAtPosition({ x, y }) : null,
-      dims: view.renderer && view.renderer.getDimensions(),
-      pr: view.renderer && internals(view.renderer).pixelRatio,
-      hoveredNode: view.renderer && internals(view.renderer).hoveredNode,
-      hoveredEdge: view.renderer && internals(view.renderer).hoveredEdge,
-      edgeEvents: view.renderer && view.renderer.getSetting("enableEdgeEvents"),
-      live: view.renderer ? 1 : 0,
-    }),
-    refreshTheme: () => view.applyTheme(),
-    // where each caption was drawn in the last frame: {id: {label, x, y, w} | null (left out)}
-    labelSpots() {
-      flush();
-      return Object.fromEntries(view.spots || []);
-    },
-    /** @param {string} id */
-    nodeAttributes(id) {
-      if (!view.graph.hasNode(id)) return null;
-      const a = view.graph.getNodeAttributes(id);
-      const d = /** @type {import("./payload.js").NodeData} */ (view.nd.get(id));
-      return { h: d.h, type: a.type || view.nodeType, hidden: !!a.hidden, size: a.size, color: a.color, label: a.label, fixed: !!d.fixed };
-    },
-    // encodings, layouts and filters (issue 20)
-    nodeStyle: (/** @type {unknown} */ id) => {
-      flush();
-      return view.nodeStyle(String(id));
-    },
-    positions() {
-      flush();
-      /** @type {Record<string, {x: number, y: number} | null>} */
-      const out = {};
-      view.graph.forEachNode((k) => {
-        if (!view.isHiddenNode(k)) out[k] = screen(k);
-      });
-      return out;
-    },
-    layoutName: () => view.layoutName(),
-    // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
-    elements() {
-      /** @type {Record<string, object>} */
-      const nodes = {};
-      /** @type {Record<string, object>} */
-      const edges = {};
-      view.graph.forEachNode((k, a) => (nodes[k] = { d: { ...view.nd.get(k) }, a: { ...a, x: undefined, y: undefined } }));
-      view.graph.forEachEdge((k, a, s, t) => (edges[k] = { s, t, d: { ...view.ed.get(k) }, a: { ...a } }));
-      return { nodes, edges, order: view.graph.edges() };
-    },
-    whenSettled: () => view.layoutPromise || view.settledPromise,
-    cameraState: () => (view.renderer ? view.renderer.getCamera().getState() : null),
   };
 }

@@ -3,6 +3,7 @@
 // something, debounced (a layout that runs reports once it has stopped), and only when it differs
 // from the last report. Positions are CSS px in the drawing's frame (as screenPosition), rounded.
 import { parseColor, toHex } from "./theme.js";
+import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
 
@@ -101,12 +102,11 @@ export function sceneOf(view, withEdges) {
   return scene;
 }
 
-export class ReportMethods {
+export class ReportMethods extends ViewState {
   // called after every sigma frame: report what is shown once frames stop coming
   /** @this {View} */
   reportSoon() {
     clearTimeout(this.reportTimer);
-    /** @type {import("./index.js").ViewState["reportTimer"]} */
     this.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
   }
 
@@ -117,7 +117,6 @@ export class ReportMethods {
     if (!scene || !scene.width || !scene.height) return;
     const text = JSON.stringify(scene);
     if (text === this.lastReport) return;
-    /** @type {import("./index.js").ViewState["lastReport"]} */
     this.lastReport = text;
     this.send({ kind: "shown", ...scene });
   }

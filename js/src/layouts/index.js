@@ -4,6 +4,7 @@
 import { layered } from "./layered.js";
 import { radial, circular, grid, positions } from "./simple.js";
 import { startPositions, SPACING } from "../layout.js";
+import { ViewState } from "../state.js";
 
 /** @typedef {import("../index.js").View} View */
 /** @typedef {{name: string, options?: Record<string, unknown>}} LayoutSpec  a layout and its options */
@@ -99,7 +100,7 @@ function finish(keys, res, note) {
   return { pos: out, note, spacing: res.spacing || null };
 }
 
-export class LayoutMethods {
+export class LayoutMethods extends ViewState {
   /**
    * @this {View}
    * @returns {number}
@@ -119,13 +120,10 @@ export class LayoutMethods {
   fitSizes(spacing) {
     const b = this.ui.sigmaBox;
     const before = this.sizeCap;
-    /** @type {import("../index.js").ViewState["layoutSpacing"]} */
     this.layoutSpacing = spacing;
-    /** @type {import("../index.js").ViewState["sizeCap"]} */
     this.sizeCap = null;
     if (spacing && b.clientWidth && b.clientHeight) {
       const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
-      /** @type {import("../index.js").ViewState["sizeCap"]} */
       this.sizeCap = Math.max(1.2, 0.36 * px);
     }
     if (before === this.sizeCap) return;
@@ -143,8 +141,7 @@ export class LayoutMethods {
 
   /** @this {View} */
   newLayoutPromise() {
-    /** @type {import("../index.js").ViewState["layoutPromise"]} */
-    this.layoutPromise = new Promise((/** @type {() => void} */ r) => (this.resolveLayout = r));
+    this.layoutPromise = new Promise((r) => (this.resolveLayout = r));
   }
 
   /** @this {View} */
@@ -156,11 +153,9 @@ export class LayoutMethods {
   /** @this {View} */
   placeComputed() {
     const { pos, note, spacing, fallback } = targets(this, this.layoutSpec);
-    /** @type {import("../index.js").ViewState["layoutNote"]} */
     this.layoutNote = note;
     this.fitSizes(spacing);
     if (fallback) {
-      /** @type {import("../index.js").ViewState["layoutSpec"]} */
       this.layoutSpec = { name: fallback }; // e.g. positions without any coordinates: force runs
       startPositions(this.graph);
     }
@@ -182,12 +177,9 @@ export class LayoutMethods {
    */
   setLayout(spec) {
     if (!spec || !LAYOUTS.includes(spec.name)) return;
-    /** @type {import("../index.js").ViewState["layoutSpec"]} */
     this.layoutSpec = spec;
-    /** @type {import("../index.js").ViewState["asShown"]} */
     this.asShown = false;
     if (this.layout) this.layout.stop();
-    /** @type {import("../index.js").ViewState["layout"]} */
     this.layout = null;
     this.newLayoutPromise();
     let { pos, note, spacing, fallback } = targets(this, spec);
@@ -195,7 +187,6 @@ export class LayoutMethods {
       spec = this.layoutSpec = { name: fallback };
       pos = targets(this, spec).pos;
     }
-    /** @type {import("../index.js").ViewState["layoutNote"]} */
     this.layoutNote = note;
     this.fitSizes(spacing);
     this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));

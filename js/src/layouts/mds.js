@@ -81,16 +81,15 @@ export function bfs(g, n, start, dist) {
   return dist;
 }
 
-// Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
+// k columns of squared graph distances from max-min pivots (unreached: n), double-centred.
 /**
- * @param {GraphT} graph
- * @param {string[]} keys
- * @returns {[number, number][]}
+ * @param {{off: Int32Array, adj: Int32Array}} g
+ * @param {number} n
+ * @param {number} k
+ * @returns {Float64Array[]}
  */
-export function pivotMDS(graph, keys, pivots = 30) {
-  const n = keys.length;
-  const g = csr(graph, keys);
-  const k = Math.min(pivots, n);
+function centredDistances(g, n, k) {
+  /** @type {Float64Array[]} */
   const D = []; // k columns of squared distances
   const minD = new Float64Array(n).fill(Infinity);
   let p = 0;
@@ -118,6 +117,17 @@ export function pivotMDS(graph, keys, pivots = 30) {
   }
   const grand = colMean.reduce((a, b) => a + b, 0) / k;
   for (let c = 0; c < k; c++) for (let i = 0; i < n; i++) D[c][i] = -0.5 * (D[c][i] - rowMean[i] - colMean[c] + grand);
+  return D;
+}
+
+// The top two eigenvectors of CᵀC (C: the n × k centred columns), by power iteration.
+/**
+ * @param {Float64Array[]} D
+ * @param {number} n
+ * @param {number} k
+ * @returns {Float64Array[]}
+ */
+function topTwo(D, n, k) {
   // B = CᵀC (k x k)
   const B = Array.from({ length: k }, () => new Float64Array(k));
   for (let a = 0; a < k; a++)
@@ -154,6 +164,21 @@ export function pivotMDS(graph, keys, pivots = 30) {
     }
     vecs.push(v);
   }
+  return vecs;
+}
+
+// Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @returns {[number, number][]}
+ */
+export function pivotMDS(graph, keys, pivots = 30) {
+  const n = keys.length;
+  const g = csr(graph, keys);
+  const k = Math.min(pivots, n);
+  const D = centredDistances(g, n, k);
+  const vecs = topTwo(D, n, k);
   /** @type {[number, number][]} */
   const pos = new Array(n);
   for (let i = 0; i < n; i++) {

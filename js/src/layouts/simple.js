@@ -5,6 +5,45 @@ import { csr, bfs } from "./mds.js";
 /** @typedef {import("../payload.js").GraphT} GraphT */
 /** @typedef {(number[] | undefined)[]} Positions  [x, y] by index of the keys (undefined: not placed) */
 
+// Each node's angle: the root's children share the circle, each child's children its span, in proportion to the
+// leaves below them.
+/**
+ * @param {number} n
+ * @param {number} r  the root
+ * @param {Int32Array} parent  in the BFS tree (-1: none)
+ * @param {number[][]} children
+ * @param {number[][]} byHop  nodes by hops from the root
+ * @returns {Float64Array}
+ */
+function spans(n, r, parent, children, byHop) {
+  const weight = new Float64Array(n);
+  for (let h = byHop.length - 1; h >= 0; h--)
+    for (const i of byHop[h] || []) {
+      weight[i] = Math.max(1, weight[i]);
+      if (parent[i] >= 0) weight[parent[i]] += weight[i];
+    }
+  const angle = new Float64Array(n);
+  /** @type {[number, number][]} */
+  const span = [];
+  span[r] = [0, 2 * Math.PI];
+  const stack = [r];
+  while (stack.length) {
+    const u = /** @type {number} */ (stack.pop());
+    const [a0, a1] = span[u];
+    angle[u] = (a0 + a1) / 2;
+    let total = 0;
+    for (const c of children[u]) total += weight[c];
+    let a = a0;
+    for (const c of children[u]) {
+      const w = ((a1 - a0) * weight[c]) / (total || 1);
+      span[c] = [a, a + w];
+      a += w;
+      stack.push(c);
+    }
+  }
+  return angle;
+}
+
 /**
  * @param {GraphT} graph
  * @param {string[]} keys
@@ -44,31 +83,7 @@ export function radial(graph, keys, { gap = 10, root } = {}) {
     }
     if (parent[i] >= 0) children[parent[i]].push(i);
   }
-  const weight = new Float64Array(n);
-  for (let h = byHop.length - 1; h >= 0; h--)
-    for (const i of byHop[h] || []) {
-      weight[i] = Math.max(1, weight[i]);
-      if (parent[i] >= 0) weight[parent[i]] += weight[i];
-    }
-  const angle = new Float64Array(n);
-  /** @type {[number, number][]} */
-  const span = [];
-  span[r] = [0, 2 * Math.PI];
-  const stack = [r];
-  while (stack.length) {
-    const u = /** @type {number} */ (stack.pop());
-    const [a0, a1] = span[u];
-    angle[u] = (a0 + a1) / 2;
-    let total = 0;
-    for (const c of children[u]) total += weight[c];
-    let a = a0;
-    for (const c of children[u]) {
-      const w = ((a1 - a0) * weight[c]) / (total || 1);
-      span[c] = [a, a + w];
-      a += w;
-      stack.push(c);
-    }
-  }
+  const angle = spans(n, r, parent, children, byHop);
   // orphans (other components): spread evenly on the outer ring
   const orphans = byHop[maxHop + 1] || [];
   orphans.forEach((i, k) => (angle[i] = (2 * Math.PI * k) / orphans.length));
