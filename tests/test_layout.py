@@ -423,3 +423,20 @@ def test_the_js_rule_finds_every_kind_of_function_and_only_functions():
     assert [(name, lines) for name, _, lines in js_functions(source)] == [("top", 7), ("arrow", 4), ("method", 4), ("ready", 3)]
     long = "function long() {\n" + "  x();\n" * MAX_FUNCTION_LINES + "}\n"
     assert [lines for _, _, lines in js_functions(long)] == [MAX_FUNCTION_LINES + 2]
+
+
+def test_the_js_readme_names_every_file_and_the_real_traits():
+    """js/README.md maps the canvas's sources: every file of js/src is named there, and the traits it names are the
+    canvas's synced traits (the ones Python and the page share)."""
+    from gestalt_nb.canvas.widget import GraphCanvas
+
+    readme = (PACKAGE.parent / "js" / "README.md").read_text(encoding="utf-8")
+    root = PACKAGE.parent / "js"
+    unnamed = [str(path.relative_to(root)) for path in sorted((root / "src").rglob("*")) if path.is_file() and f"`{path.relative_to(root).as_posix()}`" not in readme]
+    assert unnamed == [], f"name these in js/README.md: {unnamed}"
+    named = re.search(r"traits ((?:`\w+`/?)+)", readme)
+    assert named, "js/README.md names no traits"
+    widget = GraphCanvas.__mro__[1:]  # the traits every widget has (tooltip, layout …) are not the canvas's own
+    inherited = {name for base in widget if hasattr(base, "class_trait_names") for name in base.class_trait_names()}
+    synced = {name for name in GraphCanvas.class_trait_names(sync=True) if not name.startswith("_") and name not in inherited}
+    assert set(re.findall(r"`(\w+)`", named.group(1))) == synced

@@ -154,3 +154,16 @@ def test_the_page_applies_every_kind_through_one_table():
     assert not re.search(r'op\.op === "', "\n".join(path.read_text(encoding="utf-8") for path in JS.rglob("*.js")))  # no if-chain on the kind
     python = "\n".join((ROOT / "gestalt_nb" / "canvas" / name).read_text(encoding="utf-8") for name in ("widget.py", "encode.py"))
     assert set(re.findall(r'\w+Op\(\s*op="([a-z]+)"', python)) == set(protocol.OP_KINDS)  # the kernel builds each from its declaration
+
+
+def test_the_protocol_doc_names_every_kind_and_setting():
+    """docs/protocol.md names every page message, kernel message and delta step (as `kind` in its tables), and every
+    key of the settings trait."""
+    doc = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `(\w+)` \|", doc, re.M))
+    missing = (set(protocol.PAGE_KINDS) | set(protocol.KERNEL_KINDS) | set(protocol.OP_KINDS)) - rows
+    assert missing == set(), f"docs/protocol.md has no row for {sorted(missing)}"
+    settings_row = re.search(r"^\| `settings` \|.*$", doc, re.M)
+    assert settings_row, "docs/protocol.md has no row for the settings trait"
+    keys = set(canvas().settings)
+    assert keys >= {"expandable", "collapsible", "caption"} and keys <= set(re.findall(r"`(\w+)`", settings_row.group(0))), keys
