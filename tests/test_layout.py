@@ -3,11 +3,13 @@
 Read from the source with ``ast`` (nothing is imported): every run-time import inside the package,
 module-level or deferred into a function, goes from a higher layer to a lower one or stays within
 its own folder. Imports under ``if TYPE_CHECKING:`` are for annotations only and do not count.
+The JavaScript (``js/src``, ``js/labextension/src``) is held to the same size rule as the Python.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +280,163 @@ def test_no_import_cycle_among_the_package_modules():
 
 def test_the_cycle_check_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+# -- the JavaScript (js/src, js/labextension/src): the same size rule, read from the code's own braces --------------
+
+JS_ROOTS = (PACKAGE.parent / "js" / "src", PACKAGE.parent / "js" / "labextension" / "src")
+_CONTROL = {"if", "for", "while", "switch", "catch", "with"}  # a `(...) {` of these opens a block, not a function
+_BEFORE_REGEX = set("(,=:[!&|?{};+-*%<>~^")  # after these (or at the start, or after return / typeof …) `/` starts a regex
+_BEFORE_REGEX_WORDS = {"return", "typeof", "case", "of", "in", "do", "else", "void", "delete", "new", "yield", "await"}
+
+
+def js_sources():
+    for root in JS_ROOTS:
+        for path in sorted(root.rglob("*.js")):
+            yield path, path.relative_to(PACKAGE.parent)
+
+
+def _js_code(text: str) -> str:
+    """``text`` with its comments, strings, template literals and regular expressions blanked (newlines kept), so the
+    braces and parentheses left are the code's own."""
+    out, n, i = list(text), len(text), 0
+
+    def skip_string(k: int, quote: str) -> int:
+        while k < n and text[k] != quote and text[k] != "\n":
+            k += 2 if text[k] == "\\" else 1
+        return k + 1
+
+    def skip_template(k: int) -> int:
+        while k < n and text[k] != "`":
+            if text[k] == "\\":
+                k += 2
+            elif text.startswith("${", k):
+                depth, k = 1, k + 2
+                while k < n and depth:
+                    if text[k] in "'\"":
+                        k = skip_string(k + 1, text[k])
+                        continue
+                    if text[k] == "`":
+                        k = skip_template(k + 1)
+                        continue
+                    depth += (text[k] == "{") - (text[k] == "}")
+                    k += 1
+            else:
+                k += 1
+        return k + 1
+
+    def regex_may_start(k: int) -> bool:
+        j = k - 1
+        while j >= 0 and out[j].isspace():
+            j -= 1
+        if j < 0 or out[j] in _BEFORE_REGEX:
+            return True
+        end = j + 1
+        while j >= 0 and (out[j].isalnum() or out[j] in "_$"):
+            j -= 1
+        return "".join(out[j + 1 : end]) in _BEFORE_REGEX_WORDS
+
+    def skip_regex(k: int) -> int:
+        in_class = False
+        while k < n and text[k] != "\n" and (in_class or text[k] != "/"):
+            if text[k] == "\\":
+                k += 1
+            elif text[k] in "[]":
+                in_class = text[k] == "["
+            k += 1
+        k += 1
+        while k < n and text[k].isalpha():
+            k += 1
+        return k
+
+    while i < n:
+        if text.startswith("//", i):
+            end = text.find("\n", i) % (n + 1)
+        elif text.startswith("/*", i):
+            end = text.index("*/", i + 2) + 2
+        elif text[i] in "'\"":
+            end = skip_string(i + 1, text[i])
+        elif text[i] == "`":
+            end = skip_template(i + 1)
+        elif text[i] == "/" and regex_may_start(i):
+            end = skip_regex(i + 1)
+        else:
+            i += 1
+            continue
+        out[i:end] = [c if c == "\n" else " " for c in text[i:end]]
+        i = end
+    return "".join(out)
+
+
+def js_functions(text: str) -> list[tuple[str, int, int]]:
+    """``(name, first line, lines)`` of each function in JavaScript source: declarations, methods, getters and
+    arrow functions with a block body, from the ``{`` that opens the body to the ``}`` that closes it."""
+    code = _js_code(text)
+    closing, stack = {}, []
+    for k, ch in enumerate(code):
+        if ch in "({[":
+            stack.append(k)
+        elif ch in ")}]" and stack:
+            closing[stack.pop()] = k
+    opening = {end: start for start, end in closing.items()}
+    found = []
+    for start, end in sorted(closing.items()):
+        head = code[:start].rstrip()
+        if code[start] != "{":
+            continue
+        if head.endswith("=>"):
+            named = re.search(r"([\w$]+)\s*=\s*(?:async\s*)?(?:\([^()]*\)|[\w$]+)\s*=>$", head)
+            name = named.group(1) if named else "(arrow)"
+        elif head.endswith(")") and len(head) - 1 in opening:
+            word = re.search(r"([\w$]+)\s*$", code[: opening[len(head) - 1]])
+            if not word or word.group(1) in _CONTROL:
+                continue
+            name = word.group(1)
+        else:
+            continue
+        first = code.count("\n", 0, start) + 1
+        found.append((name, first, code.count("\n", 0, end) + 2 - first))
+    return found
+
+
+def test_js_files_stay_small():
+    long = [f"{relative}: {n} lines" for path, relative in js_sources() if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert long == []
+
+
+def test_js_functions_stay_small():
+    long = [
+        f"{relative}:{first} {name}: {n} lines"
+        for path, relative in js_sources()
+        for name, first, n in js_functions(path.read_text(encoding="utf-8"))
+        if n > MAX_FUNCTION_LINES
+    ]
+    assert long == []
+
+
+def test_the_js_rule_finds_every_kind_of_function_and_only_functions():
+    source = (
+        "function top(a) {\n  if (a) {\n    return `${a}}`;\n  }\n  const re = /[{(]/g;\n  return '}';\n}\n"
+        "const arrow = (x) => {\n  // } a brace in a comment\n  return x;\n};\n"
+        "class C {\n  method() {\n    for (const k of []) {\n    }\n  }\n  get ready() {\n    return 1;\n  }\n}\n"
+        "const table = { key: 1 };\n"
+    )
+    assert [(name, lines) for name, _, lines in js_functions(source)] == [("top", 7), ("arrow", 4), ("method", 4), ("ready", 3)]
+    long = "function long() {\n" + "  x();\n" * MAX_FUNCTION_LINES + "}\n"
+    assert [lines for _, _, lines in js_functions(long)] == [MAX_FUNCTION_LINES + 2]
+
+
+def test_the_js_readme_names_every_file_and_the_real_traits():
+    """js/README.md maps the canvas's sources: every file of js/src is named there, and the traits it names are the
+    canvas's synced traits (the ones Python and the page share)."""
+    from gestalt_nb.canvas.widget import GraphCanvas
+
+    readme = (PACKAGE.parent / "js" / "README.md").read_text(encoding="utf-8")
+    root = PACKAGE.parent / "js"
+    unnamed = [str(path.relative_to(root)) for path in sorted((root / "src").rglob("*")) if path.is_file() and f"`{path.relative_to(root).as_posix()}`" not in readme]
+    assert unnamed == [], f"name these in js/README.md: {unnamed}"
+    named = re.search(r"traits ((?:`\w+`/?)+)", readme)
+    assert named, "js/README.md names no traits"
+    widget = GraphCanvas.__mro__[1:]  # the traits every widget has (tooltip, layout …) are not the canvas's own
+    inherited = {name for base in widget if hasattr(base, "class_trait_names") for name in base.class_trait_names()}
+    synced = {name for name in GraphCanvas.class_trait_names(sync=True) if not name.startswith("_") and name not in inherited}
+    assert set(re.findall(r"`(\w+)`", named.group(1))) == synced

@@ -103,3 +103,67 @@ def test_well_formed_messages_reach_their_handlers():
     drawn._message(drawn, {"kind": "ready", "ms": 120, "nodes": 3}, None)
     assert clicks == ["a"] and doubles == ["b"]
     assert drawn.ready_info == {"kind": "ready", "ms": 120, "nodes": 3}
+
+
+def _fields(body: str) -> list[str]:
+    """The top-level ``name: type`` parts of a JSDoc object type's body (commas inside <>, {}, [] and () aside)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += (ch in "<{[(") - (ch in ">}])")
+        if ch == "," and depth == 0:
+            parts.append(body[start:i].strip())
+            start = i + 1
+    parts.append(body[start:].strip())
+    return [part for part in parts if part]
+
+
+def js_ops(text: str) -> dict[str, tuple[set[str], set[str]]]:
+    """protocol.js's delta steps: ``op`` kind → (required fields, optional fields), from its ``{{op: "…", …}}`` typedefs."""
+    found = {}
+    for body in re.findall(r"@typedef \{\{(op: .*?)\}\} \w+Op\b", text):
+        fields = dict(re.match(r"(\w+)(\??):\s*(.*)", part, re.S).group(1, 2) for part in _fields(body))
+        kind = re.search(r'^op: "([a-z]+)"', body).group(1)
+        fields.pop("op")
+        found[kind] = ({name for name, optional in fields.items() if not optional}, {name for name, optional in fields.items() if optional})
+    return found
+
+
+def python_ops() -> dict[str, tuple[set[str], set[str]]]:
+    return {kind: tuple(set(fields) for fields in protocol.op_fields(declared)) for kind, declared in zip(protocol.OP_KINDS, protocol.OPS, strict=True)}
+
+
+def test_both_sides_declare_the_same_delta_steps_with_the_same_fields():
+    text = (JS / "protocol.js").read_text(encoding="utf-8")
+    assert js_ops(text) == python_ops()
+    assert _js_list("OP_KINDS") == set(protocol.OP_KINDS) == {"add", "remove", "highlight", "fit", "style", "layout", "filter"}
+
+
+def test_the_step_comparison_sees_a_field_or_a_kind_that_differs():
+    text = (JS / "protocol.js").read_text(encoding="utf-8")
+    assert "hide?: string[]" in text and '{{op: "fit"}}' in text
+    assert js_ops(text.replace("hide?: string[]", "hide: string[]")) != python_ops()  # optional on one side only
+    assert js_ops(text.replace("hide?: string[]", "hidden?: string[]")) != python_ops()  # another name
+    assert js_ops(text.replace('{{op: "fit"}}', '{{op: "zoom"}}')) != python_ops()  # another kind
+
+
+def test_the_page_applies_every_kind_through_one_table():
+    delta = (JS / "delta.js").read_text(encoding="utf-8")
+    table = re.search(r"export const APPLY = \{\n(.*?)\n\};", delta, re.S)
+    assert table, "js/src/delta.js has no APPLY table"
+    assert set(re.findall(r"^  (\w+)\(", table.group(1), re.M)) == set(protocol.OP_KINDS)
+    assert not re.search(r'op\.op === "', "\n".join(path.read_text(encoding="utf-8") for path in JS.rglob("*.js")))  # no if-chain on the kind
+    python = "\n".join((ROOT / "gestalt_nb" / "canvas" / name).read_text(encoding="utf-8") for name in ("widget.py", "encode.py"))
+    assert set(re.findall(r'\w+Op\(\s*op="([a-z]+)"', python)) == set(protocol.OP_KINDS)  # the kernel builds each from its declaration
+
+
+def test_the_protocol_doc_names_every_kind_and_setting():
+    """docs/protocol.md names every page message, kernel message and delta step (as `kind` in its tables), and every
+    key of the settings trait."""
+    doc = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `(\w+)` \|", doc, re.M))
+    missing = (set(protocol.PAGE_KINDS) | set(protocol.KERNEL_KINDS) | set(protocol.OP_KINDS)) - rows
+    assert missing == set(), f"docs/protocol.md has no row for {sorted(missing)}"
+    settings_row = re.search(r"^\| `settings` \|.*$", doc, re.M)
+    assert settings_row, "docs/protocol.md has no row for the settings trait"
+    keys = set(canvas().settings)
+    assert keys >= {"expandable", "collapsible", "caption"} and keys <= set(re.findall(r"`(\w+)`", settings_row.group(0))), keys

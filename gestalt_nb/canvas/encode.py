@@ -20,6 +20,7 @@ from ..options import layout_spec
 from ..render.captions import caption as caption_of
 from ..shorten import listing, shorten
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, bounded_value
+from .protocol import FilterOp, LayoutOp, StyleOp
 
 SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
 
@@ -111,7 +112,7 @@ class ViewMethods:
         """Colour nodes by ``"label"``, ``"community"`` or a property; size them by a metric or a numeric property;
         caption them by a property. Only the encoding is sent: no node moves, the legend says what each means."""
         nodes = list(self.subgraph.nodes.values())
-        op: dict[str, Any] = {"op": "style"}
+        op = StyleOp(op="style")
         if color is not None:
             op["color"] = color_spec(str(color), nodes)
             cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
@@ -136,14 +137,14 @@ class ViewMethods:
         positions (``x=``, ``y=`` property names; y grows upward). Nodes move in place; pinned nodes stay."""
         spec = layout_spec(name, options)
         self.view_state["layout"] = spec
-        self._delta([{"op": "layout", **spec}])
+        self._delta([LayoutOp(op="layout", name=spec["name"], options=spec["options"])])
 
     def filter(self, labels: Iterable[str] | None = None, types: Iterable[str] | None = None, nodes: Callable[[Node], Any] | None = None) -> int:
         """Show only nodes with these labels, relationships of these types, and nodes for which ``nodes(node)`` is
         true (run here, in the kernel); ``filter()`` shows everything again. Returns how many nodes are hidden."""
         if nodes is not None and not callable(nodes):
             raise TypeError(f"filter(nodes=...) takes a function of a node, not {type(nodes).__name__}.")
-        op: dict[str, Any] = {"op": "filter"}
+        op = FilterOp(op="filter")
         if labels is not None:
             op["labels"] = [labels] if isinstance(labels, str) else [str(item) for item in labels]
         if types is not None:

@@ -2,20 +2,20 @@
 
 Everything the page sends is untrusted input (a notebook's page can be driven by anyone who can run
 code in it): :func:`parse` turns it into a typed message or drops it, logged, so a comm handler never
-raises. ``js/src/protocol.js`` declares the same kinds (``PAGE_SENDS``, ``PAGE_HANDLES``) with JSDoc
+raises. ``js/src/protocol.js`` declares the same kinds (``PAGE_SENDS``, ``PAGE_HANDLES``, ``OP_KINDS``) with JSDoc
 types that ``tsc --checkJs`` checks, and ``tests/test_protocol.py`` checks both sides list the same
-kinds. ``docs/protocol.md`` describes the traits and the messages.
+kinds, and the same fields for each step of a delta. ``docs/protocol.md`` describes the traits and the messages.
 
 Page → kernel: ``click``, ``dblclick`` (a node), ``undo``, ``sync`` (resend deltas after a revision),
 ``ready`` (first frame drawn), ``shown`` (what the page shows: ``snapshot.Shown``), ``path`` (two nodes).
-Kernel → page: ``delta`` (ops: add / remove / highlight / fit / style / layout / filter …) and ``status``.
+Kernel → page: ``delta`` (its ``ops``: one TypedDict per kind below, ``OPS``) and ``status``.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any, Literal, Required, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args, get_origin, get_type_hints
 
 from .snapshot import Shown
 from .snapshot import parse as parse_shown
@@ -63,12 +63,90 @@ class Path(TypedDict):
     ids: list[str]
 
 
+# -- kernel → page: the steps of a delta, one TypedDict per ``op`` (js/src/protocol.js: one typedef each) --
+
+
+class AddOp(TypedDict, total=False):
+    """New nodes and relationships (payload dicts), and the ``labels`` / ``types`` lists when they grew."""
+
+    op: Required[Literal["add"]]
+    nodes: Required[list[dict[str, Any]]]
+    edges: Required[list[dict[str, Any]]]
+    labels: list[dict[str, Any]]
+    types: list[str]
+
+
+class RemoveOp(TypedDict):
+    """Nodes (with their relationships) and relationships gone, by page key."""
+
+    op: Literal["remove"]
+    ids: list[str]
+
+
+class HighlightOp(TypedDict):
+    """Emphasise these nodes / relationships (``only``: and no others)."""
+
+    op: Literal["highlight"]
+    ids: list[str]
+    only: bool
+
+
+class FitOp(TypedDict):
+    """Fit the camera to every drawn node."""
+
+    op: Literal["fit"]
+
+
+class StyleOp(TypedDict, total=False):
+    """Encodings (``encode.color_spec`` / ``size_spec``), a caption property, and the values and captions they need."""
+
+    op: Required[Literal["style"]]
+    color: dict[str, Any]
+    size: dict[str, Any]
+    caption: str
+    values: dict[str, dict[str, Any]]  # {node key: {property: value}} the payload had left out
+    captions: dict[str, str]  # {node key: caption}
+
+
+class LayoutOp(TypedDict):
+    """Lay the drawing out again (``options.layout_spec``)."""
+
+    op: Literal["layout"]
+    name: str
+    options: dict[str, Any]
+
+
+class FilterOp(TypedDict, total=False):
+    """Show only these labels and relationship types; hide these nodes (by page key)."""
+
+    op: Required[Literal["filter"]]
+    labels: list[str]
+    types: list[str]
+    hide: list[str]
+
+
+Op = AddOp | RemoveOp | HighlightOp | FitOp | StyleOp | LayoutOp | FilterOp
+#: Every kind of delta step, declared once (the page's APPLY table in js/src/delta.js has an entry for each).
+OPS: tuple[type, ...] = (AddOp, RemoveOp, HighlightOp, FitOp, StyleOp, LayoutOp, FilterOp)
+#: ``op`` of each, in the order of OPS.
+OP_KINDS = tuple(get_args(get_type_hints(declared)["op"])[0] for declared in OPS)
+
+
+def op_fields(declared: type) -> tuple[frozenset[str], frozenset[str]]:
+    """A delta step's fields but ``op``: (always there, there when there is one), read from its type hints (with
+    postponed annotations ``__required_keys__`` cannot see ``Required[...]``)."""
+    hints = get_type_hints(declared, include_extras=True)
+    total = getattr(declared, "__total__", True)
+    required = {name for name, hint in hints.items() if get_origin(hint) is Required or (total and get_origin(hint) is not NotRequired)}
+    return frozenset(required - {"op"}), frozenset(set(hints) - required - {"op"})
+
+
 class Delta(TypedDict):
     """Kernel → page: ``ops`` applied in order, at ``revision`` (one more than the page's)."""
 
     kind: Literal["delta"]
     revision: int
-    ops: list[dict[str, Any]]
+    ops: list[Op]
     anchor: str | None
     undoable: bool
 

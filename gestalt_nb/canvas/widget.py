@@ -34,7 +34,7 @@ from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
 from .payload import Vocabulary, as_rows, compact_json, payload
-from .protocol import Click, Collapse, DoubleClick, Handlers, Path, Ready, Sync, Undo, page_state
+from .protocol import AddOp, Click, Collapse, DoubleClick, FitOp, Handlers, HighlightOp, Op, Path, Ready, RemoveOp, Sync, Undo, page_state
 from .protocol import parse as parse_message
 from .snapshot import Shown
 from .snapshot import svg_of as snapshot_svg
@@ -184,11 +184,11 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self.subgraph.asked = self.vocabulary.asked = self.subgraph.asked | part.asked
         labels_before, types_before = len(self.vocabulary.labels), len(self.vocabulary.types)
         with building():
-            op: dict[str, Any] = {
-                "op": "add",
-                "nodes": [self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
-                "edges": [self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
-            }
+            op = AddOp(
+                op="add",
+                nodes=[self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
+                edges=[self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
+            )
         if len(self.vocabulary.labels) != labels_before:
             op["labels"] = self.vocabulary.legend()
         if len(self.vocabulary.types) != types_before:
@@ -216,7 +216,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self.subgraph.highlight_edges -= gone
         if gone:
             removed = [item for item in ids if item in gone] + sorted(gone - set(ids))
-            self._delta([{"op": "remove", "ids": [self._page(item) for item in removed]}])
+            self._delta([RemoveOp(op="remove", ids=[self._page(item) for item in removed])])
         keys = {self._page(item) for item in gone}
         if self.selected and keys & set(self.selected):
             self.selected = [item for item in self.selected if item not in keys]
@@ -229,11 +229,11 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
             self.subgraph.highlight_nodes, self.subgraph.highlight_edges = set(), set()
         self.subgraph.highlight_nodes |= {item for item in ids if item in self.subgraph.nodes}
         self.subgraph.highlight_edges |= {item for item in ids if item in self.subgraph.edges}
-        self._delta([{"op": "highlight", "ids": [self._page(item) for item in ids], "only": only}])
+        self._delta([HighlightOp(op="highlight", ids=[self._page(item) for item in ids], only=only)])
 
     def fit(self) -> None:
         """Fit the camera to every drawn node."""
-        self._delta([{"op": "fit"}])
+        self._delta([FitOp(op="fit")])
 
     def undo(self) -> bool:
         """Take back the newest undoable delta (an expansion); False when there is none."""
@@ -250,7 +250,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self.status = {"text": text, "level": level}
         self.send({"kind": "status", "text": text, "level": level})
 
-    def _delta(self, ops: list[dict[str, Any]], *, anchor: str | None = None, undoable: bool = False) -> None:
+    def _delta(self, ops: list[Op], *, anchor: str | None = None, undoable: bool = False) -> None:
         if len(self._log) >= LOG_LIMIT:
             self.reset(self.subgraph, counts=self._counts)  # fold: one full redraw instead of an endless log
             return

@@ -1,6 +1,10 @@
 // Selection, the side panel, search and the toolbar's actions.
+import { ViewState } from "./state.js";
 import { clip } from "./ui.js";
 
+/** @typedef {import("./index.js").View} View */
+
+/** @param {unknown} v */
 function fmtValue(v) {
   if (v === null || v === undefined) return "";
   if (typeof v === "object") {
@@ -13,14 +17,24 @@ function fmtValue(v) {
   return String(v);
 }
 
-export const actionMethods = {
+export class ActionMethods extends ViewState {
+  /**
+   * @this {View}
+   * @param {import("./payload.js").NodeData} a
+   * @returns {string[]}
+   */
   nodeLabels(a) {
     const out = [];
     if (a.l >= 0 && this.labels[a.l]) out.push(String(this.labels[a.l].name));
     if (a.L) for (const x of a.L) if (!out.includes(x)) out.push(x);
     return out;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {unknown[] | null} ids
+   * @param {boolean} fromUser
+   */
   setSelection(ids, fromUser) {
     const next = new Set((ids || []).map(String).filter((k) => this.graph.hasNode(k)));
     const changed = new Set([...this.selected, ...next]);
@@ -37,28 +51,39 @@ export const actionMethods = {
       this.model.set("selected", [...next]);
       this.model.save_changes();
     }
-  },
+  }
 
+  /** @this {View} */
   selectFromModel() {
     const want = this.model.get("selected") || [];
-    const same = want.length === this.selected.size && want.every((k) => this.selected.has(String(k)));
+    const same = want.length === this.selected.size && want.every((/** @type {unknown} */ k) => this.selected.has(String(k)));
     if (!same) this.setSelection(want, false);
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} key
+   */
   showNode(key) {
     const a = this.nd.get(key);
+    /** @type {[string, string][]} */
     const rows = [["id", key]];
     const labs = this.nodeLabels(a);
     if (labs.length) rows.push([labs.length > 1 ? "labels" : "label", labs.join(", ")]);
     rows.push(["degree", String(this.graph.degree(key))]);
     if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
     this.ui.showInfo({ title: a.c, rows });
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} key
+   */
   showEdge(key) {
     const a = this.ed.get(key);
     const [s, t] = this.graph.extremities(key);
     const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
+    /** @type {[string, string][]} */
     const rows = [
       ["from", this.nd.get(s).c],
       ["to", this.nd.get(t).c],
@@ -66,10 +91,14 @@ export const actionMethods = {
     ];
     if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
     this.ui.showInfo({ title: type, rows });
-  },
+  }
 
   // A super-edge's tooltip lines: "1,234 relationships", then "KNOWS ≈987 (80%) · LIKES ≈247 (20%)" from its
   // `types` shares ("KNOWS 80%, LIKES 20%").
+  /**
+   * @param {import("./payload.js").EdgeData} d
+   * @returns {string[]}
+   */
   countsByType(d) {
     const n = d.w, out = [n.toLocaleString("en-US") + (n === 1 ? " relationship" : " relationships")];
     const types = d.p && typeof d.p.types === "string" ? d.p.types : "";
@@ -79,12 +108,14 @@ export const actionMethods = {
     });
     if (types) out.push(parts.join(" · "));
     return out;
-  },
+  }
 
+  /** @this {View} */
   fit() {
     if (this.renderer) this.renderer.getCamera().animatedReset({ duration: 300 });
-  },
+  }
 
+  /** @this {View} */
   hideSelected() {
     const ids = [...this.selected].filter((k) => !this.hidden.has(k));
     if (!ids.length) return;
@@ -93,13 +124,14 @@ export const actionMethods = {
     this.setSelection([], true);
     this.restyleNodes(ids);
     this.updateCount();
-  },
+  }
 
+  /** @this {View} */
   pinSelected() {
     const ids = [...this.selected];
     if (!ids.length) return;
     const allPinned = ids.every((k) => this.nd.get(k).fixed);
-    const prev = ids.map((k) => [k, !!this.nd.get(k).fixed]);
+    const prev = ids.map((k) => /** @type {[string, boolean]} */ ([k, !!this.nd.get(k).fixed]));
     for (const k of ids) {
       this.nd.get(k).fixed = !allPinned;
       if (this.layout) this.layout.setFixed(k, !allPinned);
@@ -107,8 +139,9 @@ export const actionMethods = {
     this.undo.push({ t: "pin", prev });
     this.restyleNodes(ids);
     this.updateButtons();
-  },
+  }
 
+  /** @this {View} */
   undoLast() {
     const u = this.undo.pop();
     if (!u) return;
@@ -127,12 +160,18 @@ export const actionMethods = {
       this.send({ kind: "undo" });
     }
     this.updateButtons();
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} q
+   */
   search(q) {
     q = String(q || "").trim().toLowerCase();
     if (!q) return this.ui.setResults([], "");
+    /** @type {string[]} */
     const out = [];
+    /** @type {string[]} */
     const starts = [];
     this.graph.forEachNode((k) => {
       if (out.length + starts.length >= 200 || this.isHiddenNode(k)) return;
@@ -148,30 +187,37 @@ export const actionMethods = {
       }),
       q
     );
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} key
+   */
   pick(key) {
     if (!this.graph.hasNode(key)) return;
     this.setSelection([key], true);
     this.send({ kind: "click", id: key });
     const d = this.renderer && this.renderer.getNodeDisplayData(key);
-    if (d) {
+    if (d && this.renderer) {
       const cam = this.renderer.getCamera();
       cam.animate({ x: d.x, y: d.y, ratio: Math.min(cam.getState().ratio, this.graph.order > 200 ? 0.25 : 0.7) }, { duration: 400 });
     }
-  },
+  }
 
+  /** @this {View} */
   collapseSelected() {
     const ids = [...this.selected].filter((k) => this.graph.hasNode(k));
     if (ids.length) this.send({ kind: "collapse", ids });
-  },
+  }
 
+  /** @this {View} */
   updateButtons() {
     const collapsible = !!(this.model.get("settings") || {}).collapsible;
     this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0, collapsible });
     this.updateOutButtons();
-  },
+  }
 
+  /** @this {View} */
   updateCount() {
     let n = this.graph.order, m = this.graph.size;
     const hiddenN = this.hiddenCount();
@@ -185,5 +231,5 @@ export const actionMethods = {
     const rels = m.toLocaleString("en-US") + (tm > this.graph.size ? " of " + tm.toLocaleString("en-US") : "") + (m === 1 && !(tm > this.graph.size) ? " relationship" : " relationships");
     const hid = hiddenN ? " (" + hiddenN.toLocaleString("en-US") + " hidden)" : "";
     this.ui.setCount(nodes + " · " + rels + hid);
-  },
-};
+  }
+}

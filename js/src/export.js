@@ -3,10 +3,18 @@
 // only through textContent (the serializer escapes it); nothing from data becomes markup.
 import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
+import { internals } from "./spare.js";
+import { ViewState } from "./state.js";
+
+/** @typedef {import("./index.js").View} View */
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SVG_CAPTIONS = 400; // captions written into the SVG up to this many nodes
 
+/**
+ * @param {Blob} blob
+ * @param {string} name
+ */
 function download(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
@@ -24,16 +32,24 @@ function download(blob, name) {
 // serializer writes them raw and the file does not open. Shown instead: a control's picture (NUL as
 // U+2400), else U+FFFD.
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const xmlText = (text) =>
+const xmlText = (/** @type {unknown} */ text) =>
   String(text).replace(NOT_XML, (ch) => (ch.charCodeAt(0) < 0x20 ? String.fromCharCode(0x2400 + ch.charCodeAt(0)) : "\uFFFD"));
 
+/**
+ * @param {string} name
+ * @param {Record<string, unknown>} [attrs]
+ */
 function el(name, attrs) {
   const e = document.createElementNS(SVG_NS, name);
-  for (const k of Object.keys(attrs || {})) e.setAttribute(k, String(attrs[k]));
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
   return e;
 }
 
 // An <svg> element of a scene (sceneOf(view, true)): one <circle> per visible node, placed as on screen.
+/**
+ * @param {import("./snapshot.js").SceneReport & {edges: number[][], captions: string[]}} scene
+ * @param {string} [font]
+ */
 export function svgOfScene(scene, font) {
   const { width, height } = scene;
   const svg = el("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, "font-family": font || "sans-serif", "font-size": 12 });
@@ -60,11 +76,13 @@ export function svgOfScene(scene, font) {
   return svg;
 }
 
-export const exportMethods = {
+export class ExportMethods extends ViewState {
   // toolbar buttons after the existing ones (before the node count)
+  /** @this {View} */
   addOutButtons() {
-    const bar = this.ui.root.querySelector(".gc-bar");
+    const bar = /** @type {HTMLElement} */ (this.ui.root.querySelector(".gc-bar"));
     const before = bar.querySelector(".gc-count");
+    /** @type {(text: string, action: string, title: string, fn: () => void) => HTMLButtonElement} */
     const make = (text, action, title, fn) => {
       const b = h("button", null, text);
       b.type = "button";
@@ -82,49 +100,57 @@ export const exportMethods = {
     this.hooks.scene = () => sceneOf(this, true);
     this.hooks.lastReport = () => (this.lastReport ? JSON.parse(this.lastReport) : null);
     this.updateOutButtons();
-  },
+  }
 
+  /** @this {View} */
   updateOutButtons() {
     if (!this.outButtons) return;
     const s = this.model.get("settings") || {};
     this.outButtons.path.disabled = !(s.expandable && this.selected && this.selected.size === 2);
-  },
+  }
 
+  /** @this {View} */
   askPath() {
     const ids = [...this.selected];
     if (ids.length !== 2) return this.ui.setStatus("Select two nodes (click one, shift-click another) to draw the path between them.", "warning");
     this.ui.setStatus("finding the shortest path…", "info");
-    this.send({ kind: "path", ids });
-  },
+    this.send({ kind: "path", ids: /** @type {[string, string]} */ (ids) });
+  }
 
   // The drawing's layers (WebGL and 2D, in page order) onto one canvas of the drawing's size × devicePixelRatio.
+  /**
+   * @this {View}
+   * @returns {HTMLCanvasElement | null}
+   */
   pngCanvas() {
     const r = this.renderer;
     if (!r) return null;
-    r.render(); // synchronously: WebGL buffers are readable until this task ends
+    internals(r).render(); // synchronously: WebGL buffers are readable until this task ends
     const layers = [...this.ui.sigmaBox.querySelectorAll("canvas")];
     const { width, height } = r.getDimensions();
     const ratio = window.devicePixelRatio || 1;
     const out = document.createElement("canvas");
     out.width = Math.round(width * ratio);
     out.height = Math.round(height * ratio);
-    const ctx = out.getContext("2d");
+    const ctx = /** @type {CanvasRenderingContext2D} */ (out.getContext("2d"));
     ctx.fillStyle = this.theme.bg;
     ctx.fillRect(0, 0, out.width, out.height);
     for (const layer of layers) if (layer.width && layer.height) ctx.drawImage(layer, 0, 0, out.width, out.height);
     return out;
-  },
+  }
 
+  /** @this {View} */
   savePNG() {
     const out = this.pngCanvas();
     if (!out) return this.ui.setStatus("Nothing is drawn yet.", "warning");
     out.toBlob((blob) => blob && download(blob, "graph.png"), "image/png");
-  },
+  }
 
+  /** @this {View} */
   saveSVG() {
     const scene = sceneOf(this, true);
     if (!scene) return this.ui.setStatus("Nothing is drawn yet.", "warning");
-    const text = new XMLSerializer().serializeToString(svgOfScene(scene, this.theme.font));
+    const text = new XMLSerializer().serializeToString(svgOfScene(/** @type {import("./snapshot.js").SceneReport & {edges: number[][], captions: string[]}} */ (scene), this.theme.font));
     download(new Blob([text], { type: "image/svg+xml" }), "graph.svg");
-  },
-};
+  }
+}

@@ -1,556 +1,50 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
-import { sendToKernel } from "./protocol.js";
-import Sigma from "sigma";
-import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
-import { startPositions, Layout } from "./layout.js";
-import { buildUI, clip } from "./ui.js";
-import { readTheme } from "./theme.js";
-import { makeHooks } from "./hooks.js";
-import { styleMethods } from "./style.js";
-import { actionMethods } from "./actions.js";
-import { deltaMethods } from "./delta.js";
-import { reportMethods } from "./snapshot.js";
-import { exportMethods } from "./export.js";
-import { filterMethods } from "./filter.js";
-import { layoutMethods } from "./layouts/index.js";
-import { killRenderer, takeSpare, spareSoon, hasSpare, dropSpare } from "./spare.js";
+import { CanvasView } from "./view.js";
+import { RendererMethods } from "./renderer.js";
+import { StyleMethods } from "./style.js";
+import { CaptionMethods } from "./captions.js";
+import { EdgeLabelMethods } from "./edgelabels.js";
+import { ActionMethods } from "./actions.js";
+import { DeltaMethods } from "./delta.js";
+import { DrillMethods } from "./drill.js";
+import { ReportMethods } from "./snapshot.js";
+import { ExportMethods } from "./export.js";
+import { FilterMethods } from "./filter.js";
+import { LayoutMethods } from "./layouts/index.js";
 
-let instances = 0;
+export { prefetch } from "./read.js";
 
-// Each sigma instance holds 3 WebGL contexts and Chromium keeps at most 16 per
-// page (the oldest is lost beyond that), so a notebook with many graph outputs
-// keeps only MAX_LIVE renderers; views out of sight are suspended (renderer
-// killed, graph/positions/camera kept) and resumed when they come back. A spare renderer (spare.js) counts as one.
-const MAX_LIVE = 5;
-const live = new Set();
-let clock = 0;
+/** @typedef {import("./state.js").Model} Model */
+/** @typedef {import("./state.js").HostElement} HostElement */
+/**
+ * The view as its methods see it: its state (state.js) and the methods of its parts, each part a class of methods
+ * over that state (composed below).
+ * @typedef {CanvasView & RendererMethods & StyleMethods & CaptionMethods & EdgeLabelMethods & ActionMethods & DeltaMethods & DrillMethods & ReportMethods & ExportMethods & FilterMethods & LayoutMethods} View
+ */
 
-// Makes room for one more renderer (called before creating one; taking the spare needs none). The spare goes first.
-function makeRoom(keep) {
-  if (live.size + (hasSpare() ? 1 : 0) < MAX_LIVE) return;
-  dropSpare();
-  if (live.size < MAX_LIVE) return;
-  // out of sight first, then the least recently seen
-  const order = [...live].filter((v) => v !== keep).sort((a, b) => a.visible - b.visible || a.seen - b.seen);
-  while (live.size >= MAX_LIVE && order.length) order.shift().suspend();
-}
-
-class CanvasView {
-  constructor(model, el) {
-    this.model = model;
-    this.el = el;
-    this.instanceId = 0;
-    this.renderer = null;
-    this.layout = null;
-    this.selected = new Set();
-    this.selectedEdge = null;
-    this.hidden = new Set();
-    this.undo = [];
-    this.revision = 0;
-    this.syncAsked = -1;
-    this.times = { start: performance.now(), firstFrame: null, settled: null };
-    this.disposers = [];
-    this.generation = 0;
-
-    const root = document.createElement("div");
-    root.className = "gc-root";
-    root.setAttribute("data-gestalt-canvas", "");
-    el.appendChild(root);
-    this.root = root;
-    this.ui = buildUI(root, {
-      fit: () => this.fit(),
-      hide: () => this.hideSelected(),
-      pin: () => this.pinSelected(),
-      undo: () => this.undoLast(),
-      collapse: () => this.collapseSelected(),
-      search: (q) => this.search(q),
-      pick: (key) => this.pick(key),
-    });
-    // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
-    root.addEventListener("focusin", (e) => (this.focused = e.target));
-    root.addEventListener("focusout", () =>
-      setTimeout(() => {
-        if (this.root.isConnected && !this.root.contains(document.activeElement)) this.focused = null;
-      }, 0)
-    );
-    this.hooks = makeHooks(this);
-    root.gestaltCanvas = this.hooks;
-    el.gestaltCanvas = this.hooks;
-    this.addOutButtons(); // export.js: PNG, SVG, Path
-    this.theme = readTheme(root);
-
-    const listen = (name, fn) => {
-      model.on(name, fn);
-      this.disposers.push(() => model.off(name, fn));
-    };
-    listen("change:graph", () => this.load());
-    listen("change:graph_gz", () => this.load());
-    listen("change:selected", () => this.selectFromModel());
-    listen("change:height", () => this.applyHeight());
-    listen("change:settings", () => this.applySettings());
-    listen("msg:custom", (msg) => this.onMessage(msg));
-    listen("change:revision", () => {
-      // a delta message may still be on its way: ask for a sync only if we stay behind
-      clearTimeout(this.revTimer);
-      this.revTimer = setTimeout(() => {
-        const r = this.model.get("revision");
-        if (typeof r === "number" && r > this.revision && this.renderer) this.askSync();
-      }, 1500);
-    });
-    this.disposers.push(() => clearTimeout(this.revTimer));
-
-    this.visible = typeof IntersectionObserver === "undefined"; // else told by the observer
-    if (typeof IntersectionObserver !== "undefined") {
-      const io = new IntersectionObserver(
-        (entries) => {
-          for (const e of entries) {
-            this.visible = e.isIntersecting;
-            if (this.visible) {
-              this.seen = ++clock;
-              this.resume();
-            }
-          }
-        },
-        { rootMargin: "200px" }
-      );
-      io.observe(root);
-      this.disposers.push(() => io.disconnect());
-    }
-    const ro = new ResizeObserver(() => this.onResize());
-    ro.observe(this.ui.sigmaBox);
-    ro.observe(root);
-    this.disposers.push(() => ro.disconnect());
-    if (typeof MutationObserver !== "undefined" && document.body) {
-      const mo = new MutationObserver(() => this.applyTheme());
-      mo.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name", "class"] });
-      this.disposers.push(() => mo.disconnect());
-    }
-    this.applyHeight();
-    this.load();
+// The view's methods live in parts: renderer.js (the sigma renderer, the first frame), style.js (display attributes
+// and sigma settings), captions.js (where captions go), edgelabels.js (relationship types and self-loops),
+// actions.js (selection, panel, toolbar), delta.js (the kernel's messages), filter.js (encodings, filters, the
+// legend), snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons) and layouts/index.js
+// (layouts on a live canvas).
+for (const part of [RendererMethods, StyleMethods, CaptionMethods, EdgeLabelMethods, ActionMethods, DeltaMethods, DrillMethods, ReportMethods, ExportMethods, FilterMethods, LayoutMethods]) {
+  for (const name of Object.getOwnPropertyNames(part.prototype)) {
+    if (name !== "constructor") Object.defineProperty(CanvasView.prototype, name, /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(part.prototype, name)));
   }
-
-  // ---- building ---------------------------------------------------------------
-
-  newPromises() {
-    this.readyPromise = new Promise((r) => (this.resolveReady = r));
-    this.settledPromise = new Promise((r) => (this.resolveSettled = r));
-  }
-
-  // The base graph arrives gzip-compressed in `graph_gz` (bytes; small in saved notebooks) or as
-  // plain JSON in `graph`; decompressing is asynchronous, so hooks wait on promises made up front.
-  async load() {
-    const token = (this.loadToken = (this.loadToken || 0) + 1);
-    if (!this.pendingPromises) {
-      this.newPromises();
-      this.pendingPromises = true;
-    }
-    let packed;
-    const bytes = this.model.get("graph_gz");
-    if (bytes && bytes.byteLength) {
-      try {
-        packed = await (taken(this.model, bytes) || inflateJSON(bytes));
-      } catch (error) {
-        this.ui.setStatus("The graph could not be read: " + ((error && error.message) || error), "error");
-        return;
-      }
-    }
-    if (token !== this.loadToken || this.instanceId === -1) return; // a newer payload, or the view is gone
-    this.packed = packed;
-    this.build();
-  }
-
-  build() {
-    this.teardown();
-    const t0 = performance.now();
-    this.times = { start: this.instanceId ? t0 : this.times.start, firstFrame: null, settled: null };
-    if (!this.pendingPromises) this.newPromises();
-    this.pendingPromises = false; // the next build makes new ones
-
-    const p = normalizePayload(this.packed !== undefined ? this.packed : this.model.get("graph"));
-    this.payload = p;
-    this.labels = p.labels;
-    this.types = p.types;
-    // highlight counts up front, so the nodes and relationships are styled once, as they will stay (restyleAll below
-    // runs only when an encoding or the counts of what was added say otherwise)
-    this.hlCount = p.nodes.filter((n) => n && n.h).length;
-    this.ehlCount = p.edges.filter((e) => e && e.h).length + (p.ec ? (p.ec.h === true ? p.ec.id.length : p.ec.h.size) : 0);
-    const counted = [this.hlCount, this.ehlCount];
-    this.revision = 0;
-    this.syncAsked = -1;
-    this.selected = new Set();
-    this.selectedEdge = null;
-    this.hidden = new Set();
-    this.undo = [];
-    this.theme = readTheme(this.root);
-    this.updateLabelColors();
-    this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
-    this.enc = null;
-    this.layoutPromise = null;
-
-    const N = p.nodes.length, E = edgeCount(p);
-    this.sizing(N, E);
-    const graph = newGraph();
-    this.graph = graph;
-    this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
-    this.ed = new Map(); // edge key -> {y, h, p}
-    const m = (this.times.marks = { payload: t0 });
-    addItems(graph, this, p.nodes, p.edges, this.styler(), undefined, p.ec);
-    m.graph = performance.now();
-    this.asShown = false;
-    if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
-    else if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
-    else startPositions(graph);
-    this.encode();
-    this.countHighlights();
-    if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
-    else if (this.enc.color.of || this.enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.restyleAll();
-    m.positions = performance.now();
-
-    this.ui.setNotes(p.notes.concat(this.layoutNote ? [this.layoutNote] : []));
-    this.updateLegend();
-    this.updateCount();
-    this.ui.setStatus("", "info");
-    this.ui.showInfo(null);
-    this.updateButtons();
-
-    this.instanceId = ++instances;
-    this.camState = null;
-    m.ui = performance.now();
-    this.makeRenderer();
-    m.sigma = performance.now();
-    this.waitFirstFrame();
-
-    const want = this.model.get("selected");
-    if (Array.isArray(want) && want.length) this.setSelection(want, false);
-    const rev = this.model.get("revision");
-    if (typeof rev === "number" && rev > 0) this.askSync();
-  }
-
-  placeAsShown(at) {
-    startPositions(this.graph); // nodes the page did not show (hidden there) start where a layout would
-    const num = (v) => typeof v === "number" && Number.isFinite(v);
-    this.graph.updateEachNodeAttributes((k, a) => {
-      const p = at[k];
-      if (Array.isArray(p) && num(p[0]) && num(p[1])) {
-        a.x = p[0];
-        a.y = p[1];
-      }
-      return a;
-    }, { attributes: ["x", "y"] });
-    this.asShown = true;
-  }
-
-  makeRenderer() {
-    const settings = this.sigmaSettings();
-    let r = takeSpare(this.graph, this.ui.sigmaBox, settings);
-    this.times.spare = r !== null;
-    if (!r) {
-      makeRoom(this);
-      r = new Sigma(this.graph, this.ui.sigmaBox, settings);
-    }
-    this.renderer = r;
-    this.frameNo = 0;
-    this.scene = null;
-    r.on("beforeRender", () => this.frameNo++); // caption placement starts afresh each frame
-    r.on("afterRender", () => this.drawLoops());
-    r.on("afterRender", () => this.reportSoon()); // snapshot.js: tell the kernel what is shown
-    this.bindEvents();
-    // someone else's WebGL use may still push ours out: redraw with fresh contexts
-    for (const c of this.ui.sigmaBox.querySelectorAll("canvas")) {
-      c.addEventListener("webglcontextlost", (e) => {
-        e.preventDefault();
-        setTimeout(() => {
-          if (this.renderer !== r) return;
-          const now = performance.now();
-          this.losses = (this.losses || []).filter((t) => now - t < 10000);
-          this.losses.push(now);
-          this.suspend();
-          if (this.visible && this.losses.length <= 3) this.resume();
-        }, 0);
-      });
-    }
-    this.suspended = false;
-    live.add(this);
-    this.seen = ++clock;
-  }
-
-  dropRenderer() {
-    const r = this.renderer;
-    if (!r) return;
-    this.renderer = null;
-    live.delete(this);
-    killRenderer(r);
-  }
-
-  suspend() {
-    if (!this.renderer) return;
-    this.camState = this.renderer.getCamera().getState();
-    this.dropRenderer();
-    this.suspended = true;
-    this.ui.hideTip();
-  }
-
-  resume() {
-    if (this.renderer || !this.graph || !this.suspended) return;
-    this.makeRenderer();
-    if (this.camState) this.renderer.getCamera().setState(this.camState);
-    if (this.pendingFirstFrame || this.times.firstFrame === null) this.firstFrameGo();
-  }
-
-  waitFirstFrame() {
-    const id = this.instanceId;
-    const go = () => {
-      if (id !== this.instanceId || !this.renderer) return;
-      const box = this.ui.sigmaBox;
-      if (!box.offsetWidth || !box.offsetHeight || !box.isConnected) {
-        this.pendingFirstFrame = true; // the ResizeObserver calls go() again
-        return;
-      }
-      this.pendingFirstFrame = false;
-      this.applyTheme(); // the element may not have been in the page (no CSS variables) before
-      const before = this.renderer.getDimensions();
-      this.renderer.resize();
-      const now = this.renderer.getDimensions();
-      if (now.width !== before.width || now.height !== before.height) this.renderer.refresh();
-      this.times.marks.rendered = performance.now();
-      requestAnimationFrame(() => {
-        if (id !== this.instanceId) return;
-        this.times.firstFrame = performance.now();
-        this.resolveReady();
-        this.send({ kind: "ready", ms: Math.round(this.times.firstFrame - this.times.start), nodes: this.graph.order });
-        this.startLayout();
-        spareSoon(box.clientWidth, box.clientHeight, () => live.size < MAX_LIVE); // for the next canvas
-      });
-    };
-    this.firstFrameGo = go;
-    go();
-  }
-
-  startLayout() {
-    const id = this.instanceId;
-    // big components unfold from pivot-MDS positions, computed after the first frame (which
-    // shows the quick spiral) so the first frame costs what it did; FA2 refines from there
-    let unfolded = false;
-    if (this.layoutName() === "force" && this.unfoldedFor !== id && !this.asShown) {
-      this.unfoldedFor = id;
-      unfolded = startPositions(this.graph, { mds: true });
-      if (unfolded && this.renderer) this.renderer.refresh();
-    }
-    if (this.layoutName() !== "force" || this.asShown) {
-      // a computed layout (layouts/index.js), or the positions a page showed, are placed already: nothing moves
-      this.times.settled = performance.now();
-      this.keepInView();
-      this.resolveSettled();
-      this.layoutSettled();
-      return;
-    }
-    this.layout = new Layout(this.graph, {
-      isFixed: (k) => {
-        const d = this.nd.get(k);
-        return !!(d && d.fixed);
-      },
-      wide: () => this.ui.sigmaBox.clientWidth >= this.ui.sigmaBox.clientHeight,
-      aspect: () => {
-        const b = this.ui.sigmaBox;
-        // captions stick out to the right of nodes: aim a bit narrower than the box
-        return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
-      },
-      onUpdate: () => {},
-      onSettled: () => {
-        if (id !== this.instanceId) return;
-        this.times.settled = performance.now();
-        this.times.iterations = this.layout ? this.layout.iterationsDone : 0;
-        this.renderer && this.renderer.refresh();
-        this.keepInView();
-        this.resolveSettled();
-        this.layoutSettled();
-      },
-    });
-    // from an unfolded start FA2 only refines: a shorter time cap for big graphs
-    if (unfolded) this.layout.cap = Math.min(this.layout.cap, 3000 + this.graph.order * 0.3);
-    this.layout.start();
-  }
-
-  bindEvents() {
-    const r = this.renderer;
-
-    r.on("clickNode", ({ node, event }) => {
-      // on a dense canvas sigma's pick can be a neighbour drawn on top: take the nearest centre
-      if (event && Number.isFinite(event.x)) node = this.nearestNode(event.x, event.y) || node;
-      const add = event && event.original && (event.original.shiftKey || event.original.metaKey || event.original.ctrlKey);
-      if (add) {
-        const next = new Set(this.selected);
-        if (next.has(node)) next.delete(node);
-        else next.add(node);
-        this.setSelection([...next], true);
-      } else this.setSelection([node], true);
-      this.send({ kind: "click", id: node });
-    });
-    r.on("doubleClickNode", (e) => {
-      e.preventSigmaDefault();
-      if (e.event && e.event.preventSigmaDefault) e.event.preventSigmaDefault();
-      this.send({ kind: "dblclick", id: e.node });
-      const s = this.model.get("settings") || {};
-      if (s.expandable) this.ui.setStatus("expanding " + clip(this.nd.get(e.node).c, 60) + "…", "info");
-    });
-    const clickEdge = (edge) => {
-      const prev = this.selectedEdge;
-      this.selectedEdge = edge;
-      this.restyleEdges([prev, edge].filter(Boolean));
-      this.showEdge(edge);
-    };
-    r.on("clickStage", ({ event }) => {
-      // thin edges are easy to miss (sigma picks on a downsized buffer): look around the click
-      if (r.getSetting("enableEdgeEvents") && event) {
-        for (const [dx, dy] of [[0, 2], [2, 0], [0, -2], [-2, 0], [2, 2], [-2, -2], [2, -2], [-2, 2]]) {
-          const e = r.getEdgeAtPoint(event.x + dx, event.y + dy);
-          if (e) return clickEdge(e);
-        }
-      }
-      if (this.selected.size || this.selectedEdge) this.setSelection([], true);
-    });
-    r.on("clickEdge", ({ edge }) => clickEdge(edge));
-    r.on("enterNode", ({ node, event }) => {
-      const a = this.nd.get(node);
-      const lines = [a.c];
-      const labs = this.nodeLabels(a);
-      if (labs.length) lines.push(labs.join(", "));
-      this.ui.showTip(event.x, event.y, lines, this.tipAvoid(node));
-    });
-    r.on("leaveNode", () => this.ui.hideTip());
-    r.on("enterEdge", ({ edge, event }) => {
-      const a = this.ed.get(edge);
-      const [s, t] = this.graph.extremities(edge);
-      const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
-      const head = a.w ? this.countsByType(a) : [type]; // a super-edge: its relationships, counted by type
-      this.ui.showTip(event.x, event.y, [...head, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
-    });
-    r.on("leaveEdge", () => this.ui.hideTip());
-  }
-
-  // What the node tooltip must not cover: the node and its caption (screen px).
-  tipAvoid(node) {
-    const r = this.renderer;
-    const d = r && r.getNodeDisplayData(node);
-    if (!d) return null;
-    const p = r.framedGraphToViewport(d);
-    const size = r.scaleSize(d.size) + 4;
-    const out = [[p.x - size, p.y - size, p.x + size, p.y + size]];
-    const spot = this.spots && this.spots.get(node);
-    if (spot) out.push([spot.x - 4, spot.y - 4, spot.x + spot.w + 4, spot.y + 18]);
-    else out.push([p.x + size, p.y - 10, p.x + size + 8 * Math.min(48, String(d.label || "").length), p.y + 10]);
-    return out;
-  }
-
-  // ---- traits / environment --------------------------------------------------------
-
-  applyHeight() {
-    let hgt = Number(this.model.get("height"));
-    if (!Number.isFinite(hgt) || hgt < 120) hgt = 480;
-    this.ui.sigmaBox.style.height = Math.min(hgt, 4000) + "px";
-    this.ui.panel.style.maxHeight = Math.min(hgt, 4000) + 60 + "px";
-  }
-
-  applySettings() {
-    // settings.caption is applied by Python (it builds captions); nothing to redraw here.
-    this.updateButtons();
-  }
-
-  applyTheme() {
-    const next = readTheme(this.root);
-    if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
-    this.theme = next;
-    this.updateLabelColors();
-    if (this.graph && this.enc) {
-      this.encode(); // the sequential scale depends on the background
-      this.updateLegend();
-    }
-    if (!this.renderer) return;
-    const s = this.sigmaSettings();
-    this.renderer.setSetting("labelColor", s.labelColor);
-    this.renderer.setSetting("edgeLabelColor", s.edgeLabelColor);
-    this.restyleAll();
-  }
-
-  onResize() {
-    if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
-    this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
-    if (!this.renderer) return;
-    if (this.layoutSpacing) this.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
-    if (this.pendingFirstFrame) {
-      this.firstFrameGo();
-      return;
-    }
-    this.renderer.resize();
-    this.renderer.refresh();
-  }
-
-  /** @param {import("./protocol.js").PageMessage} msg */
-  send(msg) {
-    sendToKernel(this.model, msg);
-  }
-
-  teardown() {
-    clearTimeout(this.reportTimer);
-    if (this.layout) this.layout.stop();
-    this.layout = null;
-    this.dropRenderer();
-    this.suspended = false;
-    this.ui.hideTip();
-  }
-
-  destroy() {
-    this.teardown();
-    for (const d of this.disposers.splice(0)) d();
-    this.instanceId = -1;
-    if (this.root.parentNode) this.root.parentNode.removeChild(this.root);
-    if (this.el.gestaltCanvas === this.hooks) delete this.el.gestaltCanvas;
-  }
-}
-
-// the view's methods live in small modules: style.js (display attributes and
-// sigma settings), actions.js (selection, panel, toolbar), delta.js (messages)
-// snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons), filter.js and layouts/
-Object.assign(CanvasView.prototype, styleMethods, actionMethods, deltaMethods, reportMethods, exportMethods, filterMethods, layoutMethods);
-
-// Graphs read before their view existed (prefetch), by canvas key: {bytes, packed (a promise)}; a view takes its
-// own out (taken), so each is read once; the few newest are kept for outputs still on their way.
-const early = new Map();
-const EARLY = 4;
-
-// Start reading a canvas's graph as soon as it reaches the model (called by the loader's initialize, in bundle.py):
-// the kernel still sends the rest of the output meanwhile.
-export function prefetch(model) {
-  const key = model.get("_key");
-  const bytes = model.get("graph_gz");
-  if (!key || !bytes || !bytes.byteLength || (early.has(key) && early.get(key).bytes === bytes)) return;
-  const packed = inflateJSON(bytes);
-  packed.catch(() => {}); // the view reads it again and says what went wrong
-  early.delete(key);
-  early.set(key, { bytes, packed });
-  while (early.size > EARLY) early.delete(early.keys().next().value);
-}
-
-function taken(model, bytes) {
-  const key = model.get("_key");
-  const known = key ? early.get(key) : null;
-  if (!known || known.bytes !== bytes) return null;
-  early.delete(key);
-  return known.packed;
-}
-
-async function inflateJSON(view) {
-  const bytes = ArrayBuffer.isView(view) ? new Uint8Array(view.buffer, view.byteOffset, view.byteLength) : new Uint8Array(view);
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-  return JSON.parse(await new Response(stream).text());
 }
 
 // The views of each canvas (by its `_key`). When the kernel updates an output (update_display, to
 // keep the saved notebook's picture the one on screen), the front end drops the old view's element
 // from the page and renders the output again: the new view takes over the old one's drawing as it
 // is (positions, camera, selection, panel), instead of starting a new layout.
+/** @type {Map<string, Set<View>>} */
 const byKey = new Map();
 
+/**
+ * @param {Model} model
+ * @param {HostElement} el
+ * @returns {View | null}
+ */
 function adopted(model, el) {
   const key = model.get("_key");
   const views = key ? byKey.get(key) : null;
@@ -576,12 +70,16 @@ function adopted(model, el) {
   return null;
 }
 
+/**
+ * anywidget's render: draws the canvas into `el`; returns what removes it.
+ * @param {{model: Model, el: HostElement}} args
+ */
 export function render({ model, el }) {
-  const view = adopted(model, el) || new CanvasView(model, el);
+  const view = adopted(model, el) || /** @type {View} */ (/** @type {unknown} */ (new CanvasView(model, el)));
   const key = model.get("_key");
   if (key) {
     if (!byKey.has(key)) byKey.set(key, new Set());
-    byKey.get(key).add(view);
+    /** @type {Set<View>} */ (byKey.get(key)).add(view);
   }
   const generation = view.generation;
   return () => {

@@ -4,6 +4,40 @@ import { h, clip } from "./ui.js";
 
 const MAX = 14;
 
+/** @typedef {{name: string, color?: string, n?: number}} Entry  one legend entry */
+/** @typedef {(kind: string, name: any) => void} Toggle  a legend entry clicked (kind: label / type / category / range) */
+/**
+ * @typedef {object} ColorLegend  what colour means (encode.js)
+ * @property {string} title
+ * @property {string} kind  label / scale / categories
+ * @property {Entry[]} [entries]
+ * @property {string} [lo]
+ * @property {string} [hi]
+ * @property {string} [low]
+ * @property {string} [high]
+ * @property {number} [missing]
+ * @property {number} [min]
+ * @property {number} [max]
+ */
+/** @typedef {{title: string, range?: string, missing?: string}} SizeLegend  what size means (encode.js) */
+/**
+ * @typedef {object} LegendModel
+ * @property {ColorLegend} color
+ * @property {Entry[]} labels
+ * @property {Entry[]} types
+ * @property {SizeLegend} size
+ * @property {{labels: Set<string>, types: Set<string>, cats: Set<string>, range: number[] | null}} off
+ * @property {number} hidden
+ * @property {string} edge
+ */
+
+/**
+ * @param {string} kind
+ * @param {Entry} e
+ * @param {boolean} off
+ * @param {Toggle} toggle
+ * @param {boolean} [line]
+ */
 function entry(kind, e, off, toggle, line) {
   const item = h("span", "gc-item gc-toggle" + (off ? " gc-off" : ""));
   item.setAttribute("data-gestalt-legend", e.name);
@@ -12,10 +46,10 @@ function entry(kind, e, off, toggle, line) {
   item.tabIndex = 0;
   item.title = (off ? "Show " : "Hide ") + e.name;
   const sw = h("span", line ? "gc-swatch gc-line" : "gc-swatch");
-  sw.style.backgroundColor = e.color; // a colour this code made or re-serialised (theme.parseColor)
+  sw.style.backgroundColor = e.color || ""; // a colour this code made or re-serialised (theme.parseColor)
   item.append(sw, document.createTextNode(clip(e.name, 40)));
   if (e.n) item.append(h("span", "gc-n", " " + e.n.toLocaleString("en-US")));
-  const go = (ev) => {
+  const go = (/** @type {Event} */ ev) => {
     ev.preventDefault();
     toggle(kind, e.name);
   };
@@ -24,6 +58,13 @@ function entry(kind, e, off, toggle, line) {
   return item;
 }
 
+/**
+ * @param {string} kind
+ * @param {Entry[]} entries
+ * @param {Set<string>} off
+ * @param {Toggle} toggle
+ * @param {boolean} [line]
+ */
 function list(kind, entries, off, toggle, line) {
   const out = entries.slice(0, MAX).map((e) => entry(kind, e, off.has(e.name), toggle, line));
   if (entries.length > MAX) out.push(h("span", "gc-item", "+" + (entries.length - MAX) + " more"));
@@ -31,10 +72,15 @@ function list(kind, entries, off, toggle, line) {
 }
 
 // Two handles over the ramp: nodes whose value lies outside [low, high] are hidden (on release).
+/**
+ * @param {ColorLegend & {min: number, max: number}} c
+ * @param {number[] | null} range
+ * @param {Toggle} toggle
+ */
 function rangeFilter(c, range, toggle) {
   const box = h("span", "gc-item gc-range");
   const [a, b] = range || [c.min, c.max];
-  const handle = (value, name) => {
+  const handle = (/** @type {number} */ value, /** @type {string} */ name) => {
     const input = h("input", "gc-range-" + name);
     input.type = "range";
     input.min = String(c.min);
@@ -57,12 +103,18 @@ function rangeFilter(c, range, toggle) {
   return box;
 }
 
-const fmtNum = (v) => Number(Number(v).toPrecision(3)).toLocaleString("en-US");
+const fmtNum = (/** @type {unknown} */ v) => Number(Number(v).toPrecision(3)).toLocaleString("en-US");
 
 // model: {color: {title, kind, entries | lo/hi/low/high}, labels, types, size: {title, range, missing}, off, hidden}
+/**
+ * @param {HTMLElement} el
+ * @param {LegendModel} m
+ * @param {Toggle} toggle
+ */
 export function renderLegend(el, m, toggle) {
+  /** @type {HTMLElement[]} */
   const parts = [];
-  const c = m.color || {};
+  const c = m.color || { title: "", kind: "label" };
   parts.push(h("span", "gc-head", c.title || "colour: label"));
   if (c.kind === "scale") {
     const bar = h("span", "gc-item gc-scale");
@@ -70,7 +122,7 @@ export function renderLegend(el, m, toggle) {
     ramp.style.background = `linear-gradient(90deg, ${c.low}, ${c.high})`; // colours made here
     bar.append(document.createTextNode(clip(c.lo, 20) + " "), ramp, document.createTextNode(" " + clip(c.hi, 20)));
     parts.push(bar);
-    if (Number.isFinite(c.min) && Number.isFinite(c.max) && c.max > c.min) parts.push(rangeFilter(c, m.off.range, toggle));
+    if (typeof c.min === "number" && typeof c.max === "number" && Number.isFinite(c.min) && Number.isFinite(c.max) && c.max > c.min) parts.push(rangeFilter({ ...c, min: c.min, max: c.max }, m.off.range, toggle));
     if (c.missing) parts.push(h("span", "gc-item gc-muted", c.missing + " without a value: grey"));
   } else if (c.kind === "categories") parts.push(...list("category", c.entries || [], m.off.cats, toggle));
   else parts.push(...list("label", m.labels || [], m.off.labels, toggle));
@@ -83,7 +135,7 @@ export function renderLegend(el, m, toggle) {
     parts.push(h("span", "gc-head", "relationships"));
     parts.push(...list("type", m.types.map((t) => ({ ...t, color: m.edge })), m.off.types, toggle, true));
   }
-  const s = m.size || {};
+  const s = m.size || { title: "" };
   parts.push(h("span", "gc-head", (s.title || "size: degree") + (s.range ? " " + s.range : "")));
   if (s.missing) parts.push(h("span", "gc-item gc-muted", s.missing));
   if (m.hidden) parts.push(h("span", "gc-item gc-hidden", m.hidden.toLocaleString("en-US") + " hidden"));

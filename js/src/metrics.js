@@ -3,6 +3,13 @@
 // Louvain (local moving, then aggregation, a few levels) over the undirected graph,
 // relationships between the same two nodes adding up. Deterministic (fixed node order).
 // Returns Map node -> community index (0 = the largest).
+/**
+ * @param {number} n
+ * @param {Int32Array} off
+ * @param {Int32Array} adj
+ * @param {Float64Array} w
+ * @param {Float64Array} selfW
+ */
 function louvainLevel(n, off, adj, w, selfW) {
   const k = new Float64Array(n);
   let m2 = 0;
@@ -14,7 +21,9 @@ function louvainLevel(n, off, adj, w, selfW) {
   const comm = Int32Array.from({ length: n }, (_, i) => i);
   const tot = Float64Array.from(k);
   if (!m2) return comm;
-  const wc = new Float64Array(n), seen = [];
+  const wc = new Float64Array(n);
+  /** @type {number[]} */
+  const seen = [];
   for (let pass = 0, moved = 1; pass < 20 && moved; pass++) {
     moved = 0;
     for (let i = 0; i < n; i++) {
@@ -39,15 +48,20 @@ function louvainLevel(n, off, adj, w, selfW) {
   return comm;
 }
 
+/**
+ * @param {import("./payload.js").GraphT} graph
+ * @returns {Map<string, number>}
+ */
 export function communities(graph, levels = 8) {
   const nodes = graph.nodes();
+  /** @type {Map<string, number>} */
   const idx = new Map();
   nodes.forEach((n, i) => idx.set(n, i));
   let member = Int32Array.from(nodes, (n, i) => i); // original node -> current super node
   let pairs = new Map(); // "a,b" (a < b) -> weight, over current super nodes
   let selfW = new Float64Array(nodes.length);
   graph.forEachEdge((e, a, s, t) => {
-    const i = idx.get(s), j = idx.get(t);
+    const i = /** @type {number} */ (idx.get(s)), j = /** @type {number} */ (idx.get(t));
     if (i === j) selfW[i] += 1;
     else {
       const key = i < j ? i * 4294967296 + j : j * 4294967296 + i;
@@ -56,7 +70,7 @@ export function communities(graph, levels = 8) {
   });
   let n = nodes.length;
   for (let level = 0; level < levels; level++) {
-    const lists = Array.from({ length: n }, () => []);
+    const lists = Array.from({ length: n }, () => /** @type {number[]} */ ([]));
     for (const [key, wt] of pairs) {
       const a = Math.floor(key / 4294967296), b = key % 4294967296;
       lists[a].push(b, wt);
@@ -96,19 +110,28 @@ export function communities(graph, levels = 8) {
 }
 
 // PageRank (damping 0.85, power iteration) over the directed graph.
+/**
+ * @param {import("./payload.js").GraphT} graph
+ * @returns {Map<string, number>}
+ */
 export function pagerank(graph, { damping = 0.85, iterations = 60, tol = 1e-9 } = {}) {
   const nodes = graph.nodes();
   const N = nodes.length;
   const out = new Map();
   if (!N) return out;
+  /** @type {Map<string, number>} */
   const idx = new Map();
   nodes.forEach((n, i) => idx.set(n, i));
-  const src = [], dst = [];
+  /** @type {number[]} */
+  const src = [];
+  /** @type {number[]} */
+  const dst = [];
   const outdeg = new Float64Array(N);
   graph.forEachEdge((e, a, s, t) => {
-    src.push(idx.get(s));
-    dst.push(idx.get(t));
-    outdeg[idx.get(s)]++;
+    const i = /** @type {number} */ (idx.get(s));
+    src.push(i);
+    dst.push(/** @type {number} */ (idx.get(t)));
+    outdeg[i]++;
   });
   let pr = new Float64Array(N).fill(1 / N);
   for (let it = 0; it < iterations; it++) {

@@ -1,8 +1,54 @@
 // Payload (see docs/protocol.md) -> graphology graph, built with one bulk import.
 import Graph from "graphology";
 
-const str = (v, fallback = "") => (v === undefined || v === null ? fallback : String(v));
+/** @typedef {import("graphology").default} GraphT  the drawn graph (display attributes only: x, y, color, size, label, …) */
+/** @typedef {import("graphology-types").Attributes} Attrs  a node's or relationship's display attributes (what sigma draws) */
+/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean}} WireNode  a node as the kernel sends it */
+/** @typedef {{id?: string | number | null, s: string | number, t: string | number, y?: number, h?: number | boolean, p?: Record<string, unknown> | null, w?: number}} WireEdge  a relationship as the kernel sends it */
+/** @typedef {{name: string, color?: string}} WireLabel  one label of the payload's `labels` */
+/** @typedef {{style?: Record<string, any>, layout?: {name?: string, options?: Record<string, unknown>}, filter?: import("./protocol.js").FilterOp | null}} ViewSpec  the view the Python side asked for (filter.js) */
+/** @typedef {{id: string[], s: number[], t: number[], y: number[], h: true | Set<number>, p: Map<number, Record<string, unknown>>, w: Map<number, number>}} Columns  EdgeColumns, checked (edgeColumns) */
+/**
+ * @typedef {object} Payload  the base graph, normalized (normalizePayload)
+ * @property {WireNode[]} nodes
+ * @property {WireEdge[]} edges
+ * @property {Columns | null} ec  the base payload's relationships in columns, or null
+ * @property {WireLabel[]} labels
+ * @property {string[]} types  relationship types, by position
+ * @property {string} title
+ * @property {string[]} notes
+ * @property {{nodes?: number, edges?: number}} counts
+ * @property {ViewSpec} view
+ * @property {Record<string, unknown> | null} at  {key: [x, y]}: where a page showed them (to_html)
+ */
+/**
+ * @typedef {object} NodeData  what the page keeps of a node beside the graph (view.nd)
+ * @property {string} c  caption
+ * @property {string} lc  caption, lower case (search)
+ * @property {number} l  its label, as a position in `labels` (-1: none)
+ * @property {string[] | null} L  all its labels
+ * @property {number} h  1: highlighted
+ * @property {Record<string, unknown> | null} p  properties for the panel
+ * @property {number} g  1: an overview's super-node
+ * @property {number} [deg]  degree
+ * @property {boolean} [fixed]  pinned
+ */
+/** @typedef {{y: number, h: number, p: Record<string, unknown> | null, w: number}} EdgeData  what the page keeps of a relationship (view.ed): type position, highlighted, properties, super-edge count */
+/**
+ * A Map read with get() only for keys it holds (every drawn node and relationship has its entry: addItems and removeIds keep
+ * them in step with the graph), so get() gives the value; has() answers for any other key.
+ * @template V
+ * @typedef {{get(key: string): V} & Map<string, V>} Table
+ */
+/** @typedef {{nd: Table<NodeData>, ed: Table<EdgeData>}} Store */
+/** @typedef {{node: (key: string, a: Attrs) => Attrs, edge: (key: string, a: Attrs) => Attrs}} Styler */
 
+const str = (/** @type {unknown} */ v, fallback = "") => (v === undefined || v === null ? fallback : String(v));
+
+/**
+ * @param {any} p  the decoded JSON (checked field by field here)
+ * @returns {Payload}
+ */
 export function normalizePayload(p) {
   p = p && typeof p === "object" ? p : {};
   return {
@@ -12,7 +58,7 @@ export function normalizePayload(p) {
     labels: Array.isArray(p.labels) ? p.labels : [],
     types: Array.isArray(p.types) ? p.types : [],
     title: str(p.title),
-    notes: Array.isArray(p.notes) ? p.notes.map((n) => str(n)) : [],
+    notes: Array.isArray(p.notes) ? p.notes.map((/** @type {unknown} */ n) => str(n)) : [],
     counts: p.counts && typeof p.counts === "object" ? p.counts : {},
     view: p.view && typeof p.view === "object" ? p.view : {}, // style / layout / filter (filter.js)
     at: p.at && typeof p.at === "object" ? p.at : null, // {key: [x, y]}: where a page showed them (to_html)
@@ -20,34 +66,49 @@ export function normalizePayload(p) {
 }
 
 // The columns of `ec` checked once: equal-length arrays (else none of them is read).
+/**
+ * @param {any} c
+ * @returns {Columns | null}
+ */
 function edgeColumns(c) {
   if (!c || typeof c !== "object") return null;
   const { id, s, t, y } = c;
   if (![id, s, t, y].every(Array.isArray) || !(s.length === id.length && t.length === id.length && y.length === id.length)) return null;
-  const pairs = (v) => new Map(Array.isArray(v) ? v.filter((x) => Array.isArray(x) && Number.isInteger(x[0])) : []);
+  const pairs = (/** @type {unknown} */ v) => new Map(Array.isArray(v) ? v.filter((x) => Array.isArray(x) && Number.isInteger(x[0])) : []);
   return { id, s, t, y, h: c.h === 1 ? true : new Set(Array.isArray(c.h) ? c.h : []), p: pairs(c.p), w: pairs(c.w) };
 }
 
 // How many relationships a normalized payload carries (columns and dicts).
-export const edgeCount = (p) => p.edges.length + (p.ec ? p.ec.id.length : 0);
+export const edgeCount = (/** @type {Payload} */ p) => p.edges.length + (p.ec ? p.ec.id.length : 0);
 
 // The relationship at row i of columns `c` in the payload's dict shape (`keys`: the node list's keys).
+/**
+ * @param {Columns} c
+ * @param {number} i
+ * @param {(string | undefined)[]} keys
+ * @returns {WireEdge & {h: boolean} | null}
+ */
 function edgeAt(c, i, keys) {
   if (keys[c.s[i]] === undefined || keys[c.t[i]] === undefined) return null; // not a position in the node list
-  return { id: c.id[i], s: keys[c.s[i]], t: keys[c.t[i]], y: c.y[i], h: c.h === true || c.h.has(i), p: c.p.get(i), w: c.w.get(i) };
+  return { id: c.id[i], s: /** @type {string} */ (keys[c.s[i]]), t: /** @type {string} */ (keys[c.t[i]]), y: c.y[i], h: c.h === true || c.h.has(i), p: c.p.get(i), w: c.w.get(i) };
 }
 
+/** @returns {GraphT} */
 export function newGraph() {
   return new Graph({ multi: true, type: "directed", allowSelfLoops: true });
 }
 
 // Data attributes of a node (display attributes are added by the styler).
+/**
+ * @param {WireNode} n
+ * @returns {NodeData}
+ */
 function nodeData(n) {
   const c = str(n.c, str(n.id));
   return {
     c,
     lc: c.toLowerCase(),
-    l: Number.isInteger(n.l) ? n.l : -1,
+    l: typeof n.l === "number" && Number.isInteger(n.l) ? n.l : -1,
     L: Array.isArray(n.L) ? n.L.map((x) => str(x)) : null,
     h: n.h ? 1 : 0,
     p: n.p && typeof n.p === "object" ? n.p : null,
@@ -55,13 +116,17 @@ function nodeData(n) {
   };
 }
 
+/**
+ * @param {WireEdge} e
+ * @returns {EdgeData}
+ */
 function edgeData(e) {
   return {
-    y: Number.isInteger(e.y) ? e.y : -1,
+    y: typeof e.y === "number" && Number.isInteger(e.y) ? e.y : -1,
     h: e.h ? 1 : 0,
     p: e.p && typeof e.p === "object" ? e.p : null,
     // an overview's super-edge: how many relationships it stands for (its width, log scale)
-    w: Number.isFinite(e.w) && e.w >= 1 ? e.w : 0,
+    w: typeof e.w === "number" && Number.isFinite(e.w) && e.w >= 1 ? e.w : 0,
   };
 }
 
@@ -72,9 +137,22 @@ let edgeSeq = 0;
 // only holds what sigma draws (it copies every attribute on each update), set
 // by `style`. `place(id, data)` may return {x, y} (else positions are set later).
 // Returns the lists of added node and edge keys.
+/**
+ * @param {GraphT} graph
+ * @param {Store} store
+ * @param {WireNode[]} nodes
+ * @param {WireEdge[]} edges
+ * @param {Styler} style
+ * @param {(key: string, data: NodeData) => {x: number, y: number} | null} [place]
+ * @param {Columns | null} [columns]
+ * @returns {{nodes: string[], edges: string[]}}
+ */
 export function addItems(graph, store, nodes, edges, style, place, columns) {
   // the entries graphology imports keep one shape (no `delete`: an object that loses a property turns slow)
-  const nodeEntries = [], nodeDatas = [];
+  /** @type {{key: string, attributes: Attrs}[]} */
+  const nodeEntries = [];
+  /** @type {NodeData[]} */
+  const nodeDatas = [];
   const seen = new Set();
   for (const n of nodes) {
     if (!n || n.id === undefined || n.id === null) continue;
@@ -86,12 +164,14 @@ export function addItems(graph, store, nodes, edges, style, place, columns) {
     nodeEntries.push({ key, attributes: {} });
     nodeDatas.push(d);
   }
+  /** @type {{key: string, source: string, target: string, attributes: Attrs}[]} */
   const edgeEntries = [];
+  /** @type {Map<string, number>} */
   const deg = new Map();
   const keys = columns ? nodes.map((n) => (n && n.id !== undefined && n.id !== null ? String(n.id) : undefined)) : null;
   const count = columns ? columns.id.length : 0;
   for (let i = -count; i < edges.length; i++) {
-    const e = i < 0 ? edgeAt(columns, i + count, keys) : edges[i]; // the columns' relationships, then the others
+    const e = i < 0 ? edgeAt(/** @type {Columns} */ (columns), i + count, /** @type {(string | undefined)[]} */ (keys)) : edges[i]; // the columns' relationships, then the others
     if (!e) continue;
     const s = str(e.s), t = str(e.t);
     if (!(seen.has(s) || graph.hasNode(s)) || !(seen.has(t) || graph.hasNode(t))) continue;
@@ -114,6 +194,7 @@ export function addItems(graph, store, nodes, edges, style, place, columns) {
   graph.import({ nodes: nodeEntries, edges: edgeEntries });
   if (edgeEntries.length) {
     // degrees of pre-existing endpoints changed: keep their size in step
+    /** @type {[string, number][]} */
     const touched = [];
     for (const [k, d] of deg) {
       if (!seen.has(k)) touched.push([k, d]);

@@ -1,4 +1,3 @@
-// @ts-check
 // The canvas's messages between this page and the kernel (gestalt_nb/canvas/protocol.py mirrors this file:
 // one TypedDict per kind there, one typedef per kind here; tests/test_protocol.py checks the kinds agree,
 // and `npx tsc -p js` checks this file). The page treats every message from the kernel as data: it reads
@@ -14,7 +13,21 @@
 /** @typedef {{kind: "path", ids: [string, string]}} PathAsk  the Path button: the shortest path between two nodes */
 /** @typedef {Click | DoubleClick | Undo | Collapse | Sync | Ready | ShownReport | PathAsk} PageMessage */
 
-/** @typedef {{op: string, [field: string]: unknown}} Op  one step of a delta (add / remove / highlight / fit / style / layout / filter …) */
+// Kernel → page: the steps of a delta, one typedef per `op` (protocol.py declares the same: one TypedDict per kind,
+// OP_KINDS; tests/test_protocol.py checks both name the same kinds and fields). delta.js applies them through a
+// table keyed by `op`.
+/** @typedef {{by: string, name?: string, as?: string}} ColorSpec  colour by "label", "community" or a property (`as`: "ramp" / "categories") */
+/** @typedef {{by: string, name?: string, title?: string, area?: boolean}} SizeSpec  size by a metric or a numeric property */
+/** @typedef {{op: "add", nodes: import("./payload.js").WireNode[], edges: import("./payload.js").WireEdge[], labels?: import("./payload.js").WireLabel[], types?: string[]}} AddOp  new nodes and relationships (and the labels / types lists, when they grew) */
+/** @typedef {{op: "remove", ids: string[]}} RemoveOp  nodes (with their relationships) and relationships gone */
+/** @typedef {{op: "highlight", ids: string[], only: boolean}} HighlightOp  emphasise these (`only`: and no others) */
+/** @typedef {{op: "fit"}} FitOp  fit the camera to every drawn node */
+/** @typedef {{op: "style", color?: ColorSpec, size?: SizeSpec, caption?: string, values?: Record<string, Record<string, unknown>>, captions?: Record<string, string>}} StyleOp  encodings (and the property values / captions they need) */
+/** @typedef {{op: "layout", name: string, options: Record<string, unknown>}} LayoutOp  lay the drawing out again */
+/** @typedef {{op: "filter", labels?: string[], types?: string[], hide?: string[]}} FilterOp  show only these labels / types, hide these nodes */
+/** @typedef {AddOp | RemoveOp | HighlightOp | FitOp | StyleOp | LayoutOp | FilterOp} Op  one step of a delta */
+/** Kinds of delta step this page applies. */
+export const OP_KINDS = /** @type {const} */ (["add", "remove", "highlight", "fit", "style", "layout", "filter"]);
 /** @typedef {{kind: "delta", revision: number, ops: Op[], anchor: string | null, undoable: boolean}} Delta */
 /** @typedef {{kind: "status", text: string, level: string}} Status */
 /** @typedef {Delta | Status} KernelMessage */

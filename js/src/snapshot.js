@@ -3,10 +3,17 @@
 // something, debounced (a layout that runs reports once it has stopped), and only when it differs
 // from the last report. Positions are CSS px in the drawing's frame (as screenPosition), rounded.
 import { parseColor, toHex } from "./theme.js";
+import { ViewState } from "./state.js";
+
+/** @typedef {import("./index.js").View} View */
 
 const REPORT_DELAY = 450; // ms after the last frame
-const round = (v) => Math.round(v * 10) / 10;
+const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
 
+/**
+ * @param {unknown} value
+ * @param {string} fallback
+ */
 function hexOf(value, fallback) {
   const c = parseColor(value);
   return c ? toHex(c) : fallback;
@@ -15,13 +22,43 @@ function hexOf(value, fallback) {
 // {width, height, dpr, ids, xy, r, ci, colors, hidden, edges?} of what sigma drew in its last frame.
 // With {edges: true}: also [sourceIndex, targetIndex, colourIndex, width] per drawn relationship and
 // captions (for the SVG download; the kernel has both already).
+/**
+ * @typedef {object} SceneReport  what sigma drew in its last frame (the "shown" message's fields, and more for the SVG)
+ * @property {number} width
+ * @property {number} height
+ * @property {number} dpr
+ * @property {string[]} ids
+ * @property {number[]} xy
+ * @property {number[]} r
+ * @property {number[]} ci
+ * @property {string[]} colors
+ * @property {string[]} hidden
+ * @property {number} revision
+ * @property {number[][]} [edges]
+ * @property {string[]} [captions]
+ * @property {string} [bg]
+ * @property {string} [fg]
+ */
+
+/**
+ * @param {View} view
+ * @param {boolean} withEdges
+ * @returns {SceneReport | null}
+ */
 export function sceneOf(view, withEdges) {
   const r = view.renderer;
   if (!r || !view.graph) return null;
   const { width, height } = r.getDimensions();
-  const ids = [], xy = [], rad = [], ci = [], hidden = [], captions = [];
-  const colors = [], slot = new Map();
-  const colourIndex = (value, fallback) => {
+  /** @type {string[]} */ const ids = [];
+  /** @type {number[]} */ const xy = [];
+  /** @type {number[]} */ const rad = [];
+  /** @type {number[]} */ const ci = [];
+  /** @type {string[]} */ const hidden = [];
+  /** @type {string[]} */ const captions = [];
+  /** @type {string[]} */ const colors = [];
+  /** @type {Map<string, number>} */
+  const slot = new Map();
+  const colourIndex = (/** @type {unknown} */ value, /** @type {string} */ fallback) => {
     const hex = hexOf(value, fallback);
     let i = slot.get(hex);
     if (i === undefined) {
@@ -31,6 +68,7 @@ export function sceneOf(view, withEdges) {
     }
     return i;
   };
+  /** @type {Map<string, number>} */
   const at = new Map();
   view.graph.forEachNode((k, a) => {
     const d = r.getNodeDisplayData(k);
@@ -46,13 +84,15 @@ export function sceneOf(view, withEdges) {
     ci.push(colourIndex(d.color, view.theme.node));
     if (withEdges) captions.push(String(d.label || ""));
   });
+  /** @type {SceneReport} */
   const scene = { width, height, dpr: window.devicePixelRatio || 1, ids, xy, r: rad, ci, colors, hidden, revision: view.revision };
   if (withEdges) {
+    /** @type {number[][]} */
     const edges = [];
     view.graph.forEachEdge((e, a, s, t) => {
       const d = r.getEdgeDisplayData(e);
       if (!d || d.hidden || !at.has(s) || !at.has(t)) return;
-      edges.push([at.get(s), at.get(t), colourIndex(d.color, view.theme.edge), round(Math.max(0.5, r.scaleSize(d.size || 1)))]);
+      edges.push([/** @type {number} */ (at.get(s)), /** @type {number} */ (at.get(t)), colourIndex(d.color, view.theme.edge), round(Math.max(0.5, r.scaleSize(d.size || 1)))]);
     });
     scene.edges = edges;
     scene.captions = captions;
@@ -62,13 +102,15 @@ export function sceneOf(view, withEdges) {
   return scene;
 }
 
-export const reportMethods = {
+export class ReportMethods extends ViewState {
   // called after every sigma frame: report what is shown once frames stop coming
+  /** @this {View} */
   reportSoon() {
     clearTimeout(this.reportTimer);
     this.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
-  },
+  }
 
+  /** @this {View} */
   reportNow() {
     if (this.instanceId === -1 || !this.renderer || (this.layout && this.layout.running)) return;
     const scene = sceneOf(this, false);
@@ -77,5 +119,5 @@ export const reportMethods = {
     if (text === this.lastReport) return;
     this.lastReport = text;
     this.send({ kind: "shown", ...scene });
-  },
-};
+  }
+}

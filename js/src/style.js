@@ -1,8 +1,12 @@
-// Display attributes (what sigma draws) and sigma settings / canvas drawing.
+// Display attributes (what sigma draws) and sigma settings (captions: captions.js and edgelabels.js).
 import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from "sigma/rendering";
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
 import { parseColor, toHex, mix } from "./theme.js";
+import { ViewState } from "./state.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./payload.js").Attrs} Attrs */
 
 // bigger arrow heads than sigma's default, so direction reads at small sizes
 const ArrowProgram = createEdgeArrowProgram({ lengthToThicknessRatio: 4, widenessToThicknessRatio: 3.5 });
@@ -21,6 +25,7 @@ export const PROGRAMS = {
   nodes: { point: NodePointProgram, circle: NodeCircleProgram, ring: RingProgram },
   edges: { arrow: ArrowProgram, band: EdgeRectangleProgram, fast: EdgeLineProgram },
 };
+/** @type {<T>(all: Record<string, T>, names: string[]) => Record<string, T>} */
 const pick = (all, names) => Object.fromEntries(names.map((name) => [name, all[name]]));
 
 export const LIMITS = {
@@ -33,72 +38,23 @@ export const LIMITS = {
   placedEdges: 1500, // ... and this many edges
 };
 
-// A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
-function cutText(label) {
-  if (label.length <= 4) return label;
-  const head = label.replace(/…$/, "");
-  return head.slice(0, Math.max(3, Math.floor(head.length * 0.7))) + "…";
-}
-
-// A count in 2-3 figures: 47,972 -> "48k", 3,185 -> "3.2k", 1,204,330 -> "1.2M".
-function compactCount(n) {
-  if (n < 1000) return String(n);
-  const [d, u] = n < 1e6 ? [1e3, "k"] : [1e6, "M"];
-  const v = n / d;
-  return (v < 10 ? String(Math.round(v * 10) / 10) : String(Math.round(v))) + u;
-}
-
-// An overview group's caption ("Person ×47,972") shortened where room is short, its identifying part
-// (the name before " ×") never cut inside a word: first the count ("Person ×48k"), then no count
-// ("Person"), then whole trailing parts of the name; then unchanged (where even that has no room the
-// caption is left out; hover and the panel show it).
-function cutGroup(label) {
-  const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
-  if (count) {
-    const head = label.slice(0, count.index);
-    if (!head) return label;
-    if (count[1].includes(",")) return head + " ×" + compactCount(Number(count[1].replace(/,/g, "")));
-    return head;
-  }
-  const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
-  if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
-  if (more) return label;
-  // then only whole parts of the name go, the first kept: a list of members ("Ada Berg, Cy Fox" -> "Ada Berg…"),
-  // a value's share ("dept-C 91%" -> "dept-C")
-  const list = label.replace(/…$/, "").split(", ");
-  if (list.length > 1) return list.slice(0, -1).join(", ") + "…";
-  const share = /^(.+) \d+%$/.exec(label);
-  return share ? share[1] : label;
-}
-
-// does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
-function segRect(g, rc) {
-  const [ax, ay, bx, by] = g;
-  if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
-  // Liang-Barsky clip
-  let t0 = 0, t1 = 1;
-  const dx = bx - ax, dy = by - ay;
-  const p = [-dx, dx, -dy, dy], q = [ax - rc[0], rc[2] - ax, ay - rc[1], rc[3] - ay];
-  for (let i = 0; i < 4; i++) {
-    if (p[i] === 0) {
-      if (q[i] < 0) return false;
-    } else {
-      const r = q[i] / p[i];
-      if (p[i] < 0) t0 = Math.max(t0, r);
-      else t1 = Math.min(t1, r);
-      if (t0 > t1) return false;
-    }
-  }
-  return true;
-}
 
 // label colours come from Python; re-serialise them so only a plain colour reaches WebGL/CSS
+/**
+ * @param {unknown} value
+ * @param {string} fallback
+ */
 function colorOf(value, fallback) {
   const c = parseColor(value);
   return c ? toHex(c) : fallback;
 }
 
-export const styleMethods = {
+export class StyleMethods extends ViewState {
+  /**
+   * @this {View}
+   * @param {number} N
+   * @param {number} E
+   */
   sizing(N, E) {
     this.nodeType = N > LIMITS.circleNodes ? "point" : "circle";
     this.edgeType = E > LIMITS.arrowEdges ? "fast" : "arrow";
@@ -106,14 +62,24 @@ export const styleMethods = {
     this.baseSize = N <= 20 ? 9 : N <= 200 ? 6 : N <= 2000 ? 3.2 : N <= 10000 ? 2.2 : 1.6;
     this.edgeSize = N <= 50 ? 2 : N <= 200 ? 1.5 : N <= 2000 ? 1 : 0.6;
     this.edgeLabels = E <= LIMITS.edgeLabels;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {import("./payload.js").Styler}
+   */
   styler() {
     return { node: (k, a) => this.styleNode(k, a), edge: (k, a) => this.styleEdge(k, a) };
-  },
+  }
 
   // Display attributes only (sigma copies all of them on every update); flags
   // are set only when true.
+  /**
+   * @this {View}
+   * @param {string} key
+   * @param {Attrs} a
+   * @returns {Attrs}
+   */
   styleNode(key, a) {
     const t = this.theme;
     const d = this.nd.get(key);
@@ -147,8 +113,14 @@ export const styleMethods = {
     if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {string} key
+   * @param {Attrs} a
+   * @returns {Attrs}
+   */
   styleEdge(key, a) {
     const t = this.theme;
     const d = this.ed.get(key);
@@ -163,7 +135,7 @@ export const styleMethods = {
       a.size = this.edgeSize;
       delete a.type;
     }
-    if (d.w) this.styleSuperEdge(key, d.w, a, sel || hl);
+    if (d.w) this.styleSuperEdge(key, d.w, a, Boolean(sel || hl));
     else delete a.zIndex;
     // an overview's super-edge stands for relationships both ways and of mixed types: a band, no arrow
     // head and no type drawn on it (its count and types are in its tooltip and the panel)
@@ -177,11 +149,18 @@ export const styleMethods = {
     if (this.filt && this.typeHidden(d)) a.hidden = true;
     else delete a.hidden;
     return a;
-  },
+  }
 
   // An overview's super-edge: width and shade in five visible steps of its count's log between the
   // weakest and strongest drawn (0.6 px faint .. 7 px dark), the stronger drawn over the weaker. A drilled
   // member's line to a group (its own "N more" or a neighbour) is a faint hairline under them.
+  /**
+   * @this {View}
+   * @param {string} key
+   * @param {number} w  the relationships it stands for
+   * @param {Attrs} a
+   * @param {boolean} strong  selected or highlighted (styled as such already)
+   */
   styleSuperEdge(key, w, a, strong) {
     if (this.memberLink(key)) {
       if (!strong) (a.size = 0.5), (a.color = this.faintEdge());
@@ -196,36 +175,52 @@ export const styleMethods = {
       if (fg && bg) a.color = toHex(mix(fg, bg, 0.16 + 0.6 * t));
     }
     a.zIndex = 1 + Math.round(4 * t);
-  },
+  }
 
   // a line between a drilled member and a group (not yet in the graph when first styled: restyled once it is)
+  /**
+   * @this {View}
+   * @param {string} key
+   * @returns {boolean}
+   */
   memberLink(key) {
     if (!this.graph.hasEdge(key)) return false;
     const [s, t] = this.graph.extremities(key);
-    return !(this.nd.get(s) || {}).g || !(this.nd.get(t) || {}).g;
-  },
+    const ends = [this.nd.has(s) ? this.nd.get(s) : null, this.nd.has(t) ? this.nd.get(t) : null];
+    return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g);
+  }
 
+  /**
+   * @this {View}
+   * @returns {string}
+   */
   faintEdge() {
     const fg = parseColor(this.theme.fg), bg = parseColor(this.theme.bg);
     return fg && bg ? toHex(mix(fg, bg, 0.14)) : this.theme.edge;
-  },
+  }
 
   // log of the smallest and largest count of a super-edge between two groups (kept until the edges change)
+  /**
+   * @this {View}
+   * @returns {[number, number]}
+   */
   weightRange() {
     const at = this.graph.size + ":" + this.ed.size + ":" + this.graph.order;
     if (this.wRange && this.wRange.at === at) return this.wRange.v;
     let lo = Infinity, hi = -Infinity;
     this.graph.forEachEdge((k) => {
-      const d = this.ed.get(k);
+      const d = this.ed.has(k) ? this.ed.get(k) : null;
       if (!d || !d.w || this.memberLink(k)) return;
       lo = Math.min(lo, d.w);
       hi = Math.max(hi, d.w);
     });
+    /** @type {[number, number]} */
     const v = Number.isFinite(lo) ? [Math.log(lo), Math.log(hi)] : [0, 0];
     this.wRange = { at, v };
     return v;
-  },
+  }
 
+  /** @this {View} */
   restyleAll() {
     this.countHighlights();
     this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
@@ -234,23 +229,36 @@ export const styleMethods = {
     this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
       attributes: ["color", "size", "type", "label", "forceLabel", "hidden", "zIndex"],
     });
-  },
+  }
 
+  /** @this {View} */
   countHighlights() {
     this.hlCount = 0;
     this.ehlCount = 0;
     for (const d of this.nd.values()) if (d.h) this.hlCount++;
     for (const d of this.ed.values()) if (d.h) this.ehlCount++;
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {Iterable<string>} keys
+   */
   restyleNodes(keys) {
     for (const k of keys) if (this.graph.hasNode(k)) this.graph.updateNodeAttributes(k, (a) => this.styleNode(k, a));
-  },
+  }
 
+  /**
+   * @this {View}
+   * @param {Iterable<string>} keys
+   */
   restyleEdges(keys) {
     for (const k of keys) if (this.graph.hasEdge(k)) this.graph.updateEdgeAttributes(k, (a) => this.styleEdge(k, a));
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {import("./spare.js").SigmaSettings}
+   */
   sigmaSettings() {
     const t = this.theme;
     const N = this.graph.order, E = this.graph.size;
@@ -284,346 +292,12 @@ export const styleMethods = {
       defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
       defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.drawEdgeLabel(ctx, e, sd, td, s),
     };
-  },
+  }
 
-  // Label to the right of the node, or to its left where it would leave the canvas.
-  labelX(ctx, d, w) {
-    const right = d.x + d.size + 3;
-    const cw = ctx.canvas.width / (window.devicePixelRatio || 1);
-    return right + w > cw - 2 && d.x - d.size - 3 - w >= 2 ? d.x - d.size - 3 - w : right;
-  },
 
-  // ---- caption placement (small graphs) ------------------------------------------
-  // Each caption goes right, below, left or above its node, wherever it crosses
-  // no relationship, no other node and no caption already drawn in this frame;
-  // if every side is taken it is shortened to fit, or left out (hover and the
-  // panel still show it). Relationship types then skip spots taken by captions.
-  placing() {
-    return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
-  },
-
-  // the relationships a caption should not cross: an overview's lines (super-edges, members' lines to groups) aside
-  plainEdges() {
-    const at = this.graph.size + ":" + this.ed.size;
-    if (this.plain && this.plain.at === at) return this.plain.n;
-    let n = 0;
-    if (this.graph.size > LIMITS.placedEdges) this.graph.forEachEdge((k) => void (!(this.ed.get(k) || {}).w && n++));
-    else n = this.graph.size;
-    this.plain = { at, n };
-    return n;
-  },
-
-  frameScene() {
-    const r = this.renderer;
-    if (this.scene && this.scene.frame === this.frameNo) return this.scene;
-    const pos = new Map();
-    this.graph.forEachNode((k) => {
-      const d = r.getNodeDisplayData(k);
-      if (!d || d.hidden) return;
-      const p = r.framedGraphToViewport(d);
-      pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
-    });
-    const segs = [];
-    this.graph.forEachEdge((e, a, s, t) => {
-      const p = pos.get(s), q = pos.get(t);
-      // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
-      if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w) segs.push([p.x, p.y, q.x, q.y, s, t]);
-    });
-    const { width, height } = r.getDimensions();
-    this.scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
-    this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
-    return this.scene;
-  },
-
-  // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is (`overMembers`: a super-node's
-  // caption may cover a drilled group's member dots, which are many and small, but no other disc)
-  spotCost(sc, key, rc, crossing = 10, overMembers = false) {
-    let cost = 0;
-    if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
-    for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
-    for (const [k, p] of sc.pos) {
-      if (k === key || (overMembers && !(this.nd.get(k) || {}).g)) continue;
-      const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
-      if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
-    }
-    for (const g of sc.segs) if (segRect(g, rc)) cost += crossing;
-    return cost;
-  },
-
-  placeLabel(ctx, d, text, h, group = false) {
-    const sc = this.frameScene();
-    const gap = 3;
-    // below / above are centred on the node but kept inside the canvas
-    const mid = (w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
-    const q = d.size * 0.7; // an overview's group also tries the four corners (its long captions need room)
-    const spots = (w) => [
-      [d.x + d.size + gap, d.y - h / 2, 0], // right
-      [mid(w), d.y + d.size + 2, 1], // below
-      [d.x - d.size - gap - w, d.y - h / 2, 2], // left
-      [mid(w), d.y - d.size - 2 - h, 3], // above
-    ].concat(group ? [[d.x + q + gap, d.y + q, 4], [d.x + q + gap, d.y - q - h, 4], [d.x - q - gap - w, d.y + q, 5], [d.x - q - gap - w, d.y - q - h, 5]] : []);
-    let label = text;
-    for (let round = 0; round < 8; round++) {
-      const w = ctx.measureText(label).width;
-      let best = null;
-      for (const [x, y, pref] of spots(w)) {
-        const rc = [x - 1, y, x + w + 1, y + h];
-        // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
-        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10, group) + pref;
-        if (!best || cost < best.cost) best = { cost, x, y, rc, w };
-      }
-      // crossing a relationship is tolerable, covering a node or a caption is not
-      const shorter = group ? cutGroup(label) : cutText(label);
-      if (best.cost < 30 || shorter === label) {
-        if (best.cost >= 30) return null;
-        sc.rects.push(best.rc);
-        return { label, x: best.x, y: best.y, w: best.w };
-      }
-      label = shorter;
-    }
-    return null;
-  },
-
-  // A group's caption that fits across the middle of its disc (its count shortened or left out to fit,
-  // its name whole), or null.
-  fitInside(ctx, d, s) {
-    const room = d.size * 1.7;
-    let label = d.label;
-    for (let round = 0; round < 10; round++) {
-      const w = ctx.measureText(label).width;
-      if (w <= room) {
-        const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
-        return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
-      }
-      const shorter = cutGroup(label); // inside a disc the count gives way, the name is never cut
-      if (shorter === label) return null;
-      label = shorter;
-    }
-    return null;
-  },
-
-  // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
-  // any other caption beside its node (placeLabel).
-  placeCaption(ctx, d, s, group) {
-    const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
-    if (!inside) return this.placeLabel(ctx, d, d.label, s.labelSize + 2, group);
-    this.frameScene().rects.push(inside.rc);
-    return inside;
-  },
-
-  // An overview's group captions, placed once a frame before any other, biggest group first: sigma draws
-  // captions in its label grid's order, so a small group's caption could otherwise take the spot beside
-  // a big one and leave the big one shortened ("Person ×3…") or out. {key: spot | null}.
-  groupSpots(ctx, s) {
-    const sc = this.frameScene();
-    if (sc.groups) return sc.groups;
-    sc.groups = new Map();
-    const list = [];
-    for (const [key, p] of sc.pos) {
-      if (!(this.nd.get(key) || {}).g) continue;
-      const label = this.renderer.getNodeDisplayData(key).label;
-      if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
-    }
-    list.sort((a, b) => b.size - a.size);
-    ctx.font = `600 ${s.labelSize}px ${s.labelFont}`; // a group's caption is always drawn (forceLabel): bold
-    for (const g of list) sc.groups.set(g.key, this.placeCaption(ctx, g, s, true));
-    return sc.groups;
-  },
-
-  drawLabel(ctx, d, s) {
-    if (!d.label) return;
-    const t = this.theme;
-    // captions of highlighted / selected nodes (forced labels) in bold
-    const font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
-    let x, y, label = d.label;
-    ctx.font = font;
-    if (this.renderer && this.placing()) {
-      const groups = this.groupSpots(ctx, s);
-      ctx.font = font;
-      const spot = groups.has(d.key) ? groups.get(d.key) : this.placeCaption(ctx, d, s, false);
-      if (!this.spots) this.spots = new Map();
-      this.spots.set(d.key, spot);
-      if (!spot) return;
-      label = spot.label;
-      x = spot.x;
-      y = spot.y + s.labelSize - 1;
-    } else {
-      x = this.labelX(ctx, d, ctx.measureText(d.label).width);
-      y = d.y + s.labelSize / 3;
-    }
-    ctx.lineJoin = "round";
-    ctx.lineWidth = 3;
-    ctx.strokeStyle = t.bg;
-    ctx.strokeText(label, x, y);
-    ctx.fillStyle = t.fg;
-    ctx.fillText(label, x, y);
-  },
-
-  // sigma's straight edge label, on whichever side of the edge is free of captions
-  drawEdgeLabel(ctx, e, sd, td, s) {
-    let label = e.label;
-    if (!label) return;
-    ctx.fillStyle = s.edgeLabelColor.color;
-    ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
-    let sx = sd.x, sy = sd.y, tx = td.x, ty = td.y;
-    let dx = tx - sx, dy = ty - sy;
-    let d = Math.hypot(dx, dy);
-    if (d < sd.size + td.size) return;
-    sx += (dx * sd.size) / d;
-    sy += (dy * sd.size) / d;
-    tx -= (dx * td.size) / d;
-    ty -= (dy * td.size) / d;
-    dx = tx - sx;
-    dy = ty - sy;
-    d = Math.hypot(dx, dy);
-    let w = ctx.measureText(label).width;
-    if (w > d - 8) {
-      while (w > d - 8 && label.length > 1) {
-        label = label.slice(0, -2) + "…";
-        w = ctx.measureText(label).width;
-      }
-      if (label.length < 4) return;
-    }
-    // text reads left to right
-    let angle = Math.atan2(dy, dx);
-    if (angle > Math.PI / 2) angle -= Math.PI;
-    else if (angle < -Math.PI / 2) angle += Math.PI;
-    const cx = (sx + tx) / 2, cy = (sy + ty) / 2;
-    const fs = s.edgeLabelSize;
-    let offsets = [e.size / 2 + fs, -e.size / 2 - 3];
-    // several relationships between the same two nodes (either direction): each label gets its own row
-    const slot = this.pairSlot(e.key);
-    if (slot && slot.n > 1) {
-      const row = Math.floor(slot.k / 2) * (fs + 2);
-      offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
-    }
-    const sc = this.placing() && this.renderer ? this.frameScene() : null;
-    let off = offsets[0];
-    if (sc) {
-      off = null;
-      const cos = Math.cos(angle), sin = Math.sin(angle);
-      for (const o of offsets) {
-        // the label's box, sampled: 5 points along its middle line, 2 rows
-        let hit = false;
-        for (let i = 0; i <= 4 && !hit; i++) {
-          for (const yy of [o - fs * 0.75, o - fs * 0.1]) {
-            const lx = -w / 2 + (w * i) / 4;
-            const px = cx + lx * cos - yy * sin, py = cy + lx * sin + yy * cos;
-            for (const q of sc.rects) if (px > q[0] - 2 && px < q[2] + 2 && py > q[1] - 2 && py < q[3] + 2) hit = true;
-            if (hit) break;
-          }
-        }
-        if (!hit) {
-          off = o;
-          break;
-        }
-      }
-      if (off === null) return;
-    }
-    ctx.save();
-    ctx.translate(cx, cy);
-    ctx.rotate(angle);
-    ctx.fillText(label, -w / 2, off);
-    ctx.restore();
-  },
-
-  // {k, n}: this relationship is the k-th of n between its two nodes (recomputed once per frame)
-  pairSlot(key) {
-    if (!this.slots || this.slotsFrame !== this.frameNo) {
-      this.slotsFrame = this.frameNo;
-      const groups = new Map();
-      this.graph.forEachEdge((k, a, s, t) => {
-        if (s === t) return;
-        const id = s < t ? s + "\u0000" + t : t + "\u0000" + s;
-        if (!groups.has(id)) groups.set(id, []);
-        groups.get(id).push(k);
-      });
-      this.slots = new Map();
-      for (const list of groups.values()) list.sort().forEach((k, i) => this.slots.set(k, { k: i, n: list.length }));
-    }
-    return this.slots.get(key);
-  },
-
-  // Self-loops (sigma draws none): a small ring at the node's upper right, with
-  // its type, drawn after each frame on the edge-label layer. Small graphs only.
-  drawLoops() {
-    const r = this.renderer;
-    if (!r || !this.placing()) return;
-    const loops = [];
-    this.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));
-    if (!loops.length) return;
-    const ctx = r.canvasContexts && r.canvasContexts.edgeLabels;
-    if (!ctx) return;
-    const s = r.getSettings();
-    const byNode = new Map();
-    for (const e of loops) {
-      if (!this.graph.hasEdge(e)) continue;
-      const ea = r.getEdgeDisplayData(e);
-      const n = this.graph.source(e);
-      const nd = r.getNodeDisplayData(n);
-      if (!ea || !nd || ea.hidden || nd.hidden) continue;
-      const k = byNode.get(n) || 0;
-      byNode.set(n, k + 1);
-      const p = r.framedGraphToViewport(nd);
-      const size = r.scaleSize(nd.size);
-      const rr = Math.max(7, size * 0.75) * (1 + 0.35 * k);
-      const cx = p.x + (size * 0.55 + rr * 0.55), cy = p.y - (size * 0.55 + rr * 0.55);
-      ctx.save();
-      ctx.strokeStyle = ea.color || this.theme.edge;
-      ctx.lineWidth = Math.max(1, r.scaleSize(ea.size || 1));
-      ctx.beginPath();
-      ctx.arc(cx, cy, rr, 0, Math.PI * 2);
-      ctx.stroke();
-      if (this.edgeLabels && ea.label) {
-        ctx.fillStyle = s.edgeLabelColor.color;
-        ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
-        const w = ctx.measureText(ea.label).width;
-        const W = r.getDimensions().width;
-        let x = cx + rr * 0.75;
-        if (x + w > W - 2) x = Math.max(2, cx - rr * 0.75 - w);
-        ctx.fillText(ea.label, x, Math.max(s.edgeLabelSize, cy - rr * 0.75 - 2));
-      }
-      ctx.restore();
-    }
-  },
-
-  drawHover(ctx, d, s) {
-    const t = this.theme;
-    ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
-    const label = d.label || "";
-    const pad = 3;
-    const r = d.size + pad;
-    ctx.fillStyle = t.bg;
-    ctx.strokeStyle = t.muted;
-    ctx.lineWidth = 1;
-    ctx.beginPath();
-    ctx.arc(d.x, d.y, r, 0, Math.PI * 2);
-    ctx.fill();
-    ctx.stroke();
-    if (!label) return;
-    // the full caption, where the drawn caption is (or to the right)
-    const w = ctx.measureText(label).width;
-    const spot = this.spots && this.spots.get(d.key);
-    let x, top;
-    const bh = s.labelSize + 2 * pad;
-    if (spot) {
-      const side = spot.x >= d.x + d.size ? 0 : spot.x + spot.w <= d.x - d.size ? 2 : 1;
-      const W = this.renderer ? this.renderer.getDimensions().width : 1e9;
-      x = side === 2 ? d.x - d.size - pad - w : side === 0 ? spot.x : Math.max(pad + 1, Math.min(d.x - w / 2, W - w - pad - 1));
-      top = side === 1 ? spot.y - 2 : d.y - bh / 2;
-      if (side === 1 && spot.y < d.y) top = spot.y - pad;
-    } else {
-      x = this.labelX(ctx, d, w);
-      top = d.y - bh / 2;
-    }
-    ctx.fillStyle = t.bg;
-    ctx.fillRect(x - pad, top, w + 2 * pad, bh);
-    ctx.strokeRect(x - pad, top, w + 2 * pad, bh);
-    ctx.fillStyle = t.fg;
-    ctx.fillText(label, x, top + pad + s.labelSize - 2);
-  },
-
+  /** @this {View} */
   updateLabelColors() {
+    /** @type {string[]} */
     this.labelColors = this.labels.map((lab) => (lab ? colorOf(lab.color, this.theme.node) : this.theme.node));
-  },
-};
+  }
+}

@@ -49,6 +49,14 @@ const CSS = `
 .gc-narrow .gc-panel{flex-basis:100%;border-left:none;border-top:1px solid var(--jp-border-color2,#e0e0e0);max-height:220px}
 `;
 
+/**
+ * An element with a class and text (text only ever through textContent).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string | null} [cls]
+ * @param {unknown} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -56,26 +64,127 @@ export function h(tag, cls, text) {
   return e;
 }
 
+/**
+ * @param {unknown} s
+ * @param {number} n
+ * @returns {string}
+ */
 export function clip(s, n) {
-  s = String(s);
-  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+  const text = String(s);
+  return text.length > n ? text.slice(0, n - 1) + "…" : text;
 }
 
-export function buildUI(root, on) {
-  const style = h("style");
-  style.textContent = CSS;
-  root.appendChild(style);
+/**
+ * @typedef {object} UIActions  what the toolbar, search and results call on the view
+ * @property {() => void} fit
+ * @property {() => void} hide
+ * @property {() => void} pin
+ * @property {() => void} undo
+ * @property {() => void} collapse
+ * @property {(query: string) => void} search
+ * @property {(key: string) => void} pick
+ */
+/** @typedef {{key: string, caption: string, extra: string}} SearchResult */
+/** @typedef {{title: string, rows: [string, string][]}} Info  the side panel's content */
+/** @typedef {[number, number, number, number]} Rect  x0, y0, x1, y1 (px) */
+/** @typedef {ReturnType<typeof buildUI>} UI */
 
-  const bar = h("div", "gc-bar");
-  const search = h("div", "gc-search");
+// The search box: captions matched as the person types (on.search), the results chosen with the arrow keys and Enter.
+/** @param {UIActions} on */
+function searchBox(on) {
+  const box = h("div", "gc-search");
   const input = h("input");
   input.type = "search";
   input.placeholder = "Search captions…";
   input.setAttribute("aria-label", "Search nodes by caption");
   const results = h("ul", "gc-results");
   results.hidden = true;
-  search.append(input, results);
-  const btn = (text, title, fn) => {
+  box.append(input, results);
+  const state = { active: -1 }; // the result the arrow keys are on
+  searchKeys(input, results, state, on);
+  /** @type {(list: SearchResult[], query: string) => void} */
+  const setResults = (list, query) => showResults(results, state, list, query, on);
+  return { box, input, results, setResults };
+}
+
+/**
+ * @param {HTMLInputElement} input
+ * @param {HTMLUListElement} results
+ * @param {{active: number}} state
+ * @param {UIActions} on
+ */
+function searchKeys(input, results, state, on) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const items = () => [...results.querySelectorAll("li[data-k]")];
+  const mark = (/** @type {number} */ i) => {
+    const list = items();
+    list.forEach((li, k) => li.classList.toggle("gc-on", k === i));
+    state.active = i;
+  };
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => on.search(input.value), 120);
+  });
+  input.addEventListener("keydown", (e) => {
+    const list = items();
+    if (e.key === "ArrowDown" && list.length) {
+      mark(Math.min(state.active + 1, list.length - 1));
+      e.preventDefault();
+    } else if (e.key === "ArrowUp" && list.length) {
+      mark(Math.max(state.active - 1, 0));
+      e.preventDefault();
+    } else if (e.key === "Enter") {
+      const li = list[state.active >= 0 ? state.active : 0];
+      if (li) /** @type {HTMLElement} */ (li).click();
+      e.preventDefault();
+    } else if (e.key === "Escape") {
+      results.hidden = true;
+    }
+    e.stopPropagation();
+  });
+  // hidden once focus has gone elsewhere (not when the canvas only moved to a redrawn output: see index.js)
+  input.addEventListener("blur", () => setTimeout(() => document.activeElement !== input && (results.hidden = true), 150));
+}
+
+/**
+ * @param {HTMLUListElement} results
+ * @param {{active: number}} state
+ * @param {SearchResult[]} list
+ * @param {string} query
+ * @param {UIActions} on
+ */
+function showResults(results, state, list, query, on) {
+  state.active = -1;
+  if (!query) {
+    results.hidden = true;
+    results.replaceChildren();
+    return;
+  }
+  const lis = list.map((r, k) => {
+    const li = h("li", null, clip(r.caption, 120) + (r.extra ? "  · " + clip(r.extra, 60) : ""));
+    li.dataset.k = String(k);
+    li.title = r.caption;
+    li.addEventListener("mousedown", (e) => e.preventDefault());
+    li.addEventListener("click", () => {
+      results.hidden = true;
+      on.pick(r.key);
+    });
+    return li;
+  });
+  if (!lis.length) lis.push(h("li", "gc-empty", "No match"));
+  results.replaceChildren(...lis);
+  results.hidden = false;
+}
+
+// The toolbar: search, Fit, Hide, Pin, Undo, Collapse, the count and the status line.
+/**
+ * @param {HTMLElement} search
+ * @param {UIActions} on
+ */
+function toolbar(search, on) {
+  const bar = h("div", "gc-bar");
+  const btn = (/** @type {string} */ text, /** @type {string} */ title, /** @type {() => void} */ fn) => {
     const b = h("button", null, text);
     b.type = "button";
     b.title = title;
@@ -92,7 +201,79 @@ export function buildUI(root, on) {
   const count = h("span", "gc-count");
   const status = h("div", "gc-status");
   bar.append(search, fit, hide, pin, undo, collapse, count, status);
+  return { bar, hide, pin, undo, collapse, count, status };
+}
 
+// The side panel: a node's or relationship's properties, or a hint.
+/**
+ * @param {HTMLElement} panel
+ * @param {Info | null} info
+ */
+function fillPanel(panel, info) {
+  if (!info) {
+    panel.replaceChildren(h("div", "gc-hint", "Click a node or relationship to see its properties."));
+    return;
+  }
+  // divs, not dl/dt/dd: JupyterLab styles an output's dt as float:left; width:20%
+  const dl = h("div", "gc-kv");
+  for (const [k, v] of info.rows) {
+    const dt = h("div", "gc-key", clip(k, 80));
+    dt.title = clip(k, 1000);
+    dl.append(dt, h("div", "gc-val", clip(v, 3000)));
+  }
+  const title = h("div", "gc-title", clip(info.title, 200));
+  title.title = clip(info.title, 1000);
+  panel.replaceChildren(title, dl);
+}
+
+// The tooltip at (x, y) in the sigma box. avoid: rectangles (sigma box px) it must not cover, e.g. the hovered
+// node and its caption; the first free spot around the pointer wins.
+/**
+ * @param {HTMLElement} tip
+ * @param {HTMLElement} sigmaBox
+ * @param {number} x
+ * @param {number} y
+ * @param {string[]} lines
+ * @param {Rect[] | null} [avoid]
+ */
+function placeTip(tip, sigmaBox, x, y, lines, avoid) {
+  tip.replaceChildren(...lines.map((t) => h("div", null, clip(t, 200))));
+  tip.hidden = false;
+  const w = sigmaBox.clientWidth, H = sigmaBox.clientHeight;
+  const top = sigmaBox.offsetTop;
+  const tw = tip.offsetWidth, th = tip.offsetHeight;
+  const fit = (/** @type {number} */ l, /** @type {number} */ t) => [Math.max(0, Math.min(l, w - tw - 4)), Math.max(0, Math.min(t, H - th - 2))];
+  let spots = [[x + 12, y + 12]];
+  if (avoid && avoid.length) {
+    const x0 = Math.min(...avoid.map((r) => r[0])), y0 = Math.min(...avoid.map((r) => r[1]));
+    const x1 = Math.max(...avoid.map((r) => r[2])), y1 = Math.max(...avoid.map((r) => r[3]));
+    spots = [[x + 12, y1 + 4], [x + 12, y0 - th - 4], [x1 + 6, y - th / 2], [x0 - tw - 6, y - th / 2], [x + 12, y + 12]];
+  }
+  /** @type {number[] | null} */
+  let pick = null;
+  for (const [l, t] of spots) {
+    const [fl, ft] = fit(l, t);
+    const clash = (avoid || []).some((r) => fl < r[2] && fl + tw > r[0] && ft < r[3] && ft + th > r[1]);
+    if (!clash) {
+      pick = [fl, ft];
+      break;
+    }
+  }
+  pick = pick || fit(spots[0][0], spots[0][1]);
+  tip.style.left = pick[0] + "px";
+  tip.style.top = top + pick[1] + "px";
+}
+
+/**
+ * @param {HTMLElement} root
+ * @param {UIActions} on
+ */
+export function buildUI(root, on) {
+  const style = h("style");
+  style.textContent = CSS;
+  root.appendChild(style);
+  const search = searchBox(on);
+  const { bar, hide, pin, undo, collapse, count, status } = toolbar(search.box, on);
   const main = h("div", "gc-main");
   const stage = h("div", "gc-stage");
   const notes = h("div", "gc-notes");
@@ -105,51 +286,25 @@ export function buildUI(root, on) {
   main.append(stage, panel);
   root.append(bar, main);
 
-  // search
-  let timer = null;
-  let active = -1;
-  const items = () => [...results.querySelectorAll("li[data-k]")];
-  const mark = (i) => {
-    const list = items();
-    list.forEach((li, k) => li.classList.toggle("gc-on", k === i));
-    active = i;
-  };
-  input.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => on.search(input.value), 120);
-  });
-  input.addEventListener("keydown", (e) => {
-    const list = items();
-    if (e.key === "ArrowDown" && list.length) {
-      mark(Math.min(active + 1, list.length - 1));
-      e.preventDefault();
-    } else if (e.key === "ArrowUp" && list.length) {
-      mark(Math.max(active - 1, 0));
-      e.preventDefault();
-    } else if (e.key === "Enter") {
-      const li = list[active >= 0 ? active : 0];
-      if (li) li.click();
-      e.preventDefault();
-    } else if (e.key === "Escape") {
-      results.hidden = true;
-    }
-    e.stopPropagation();
-  });
-  // hidden once focus has gone elsewhere (not when the canvas only moved to a redrawn output: see index.js)
-  input.addEventListener("blur", () => setTimeout(() => document.activeElement !== input && (results.hidden = true), 150));
-
   const ui = {
-    root, input, results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
+    root, input: search.input, results: search.results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
+    /** @param {string[]} list */
     setNotes(list) {
       notes.replaceChildren(...list.filter((t) => t).map((t) => h("div", null, clip(t, 2000))));
     },
+    /** @param {string} text */
     setCount(text) {
       count.textContent = text;
     },
+    /**
+     * @param {string} text
+     * @param {string} level  info / warning / error
+     */
     setStatus(text, level) {
       status.textContent = clip(text || "", 400);
       status.className = "gc-status" + (level === "warning" || level === "error" ? " gc-" + level : "");
     },
+    /** @param {{selection: boolean, undoable: boolean, collapsible: boolean}} state */
     setButtons({ selection, undoable, collapsible }) {
       hide.disabled = !selection;
       pin.disabled = !selection;
@@ -157,77 +312,15 @@ export function buildUI(root, on) {
       collapse.hidden = !collapsible;
       collapse.disabled = !selection;
     },
-    setResults(list, query) {
-      // list: [{key, caption, extra}]
-      active = -1;
-      if (!query) {
-        results.hidden = true;
-        results.replaceChildren();
-        return;
-      }
-      const lis = list.map((r, k) => {
-        const li = h("li", null, clip(r.caption, 120) + (r.extra ? "  · " + clip(r.extra, 60) : ""));
-        li.dataset.k = String(k);
-        li.title = r.caption;
-        li.addEventListener("mousedown", (e) => e.preventDefault());
-        li.addEventListener("click", () => {
-          results.hidden = true;
-          on.pick(r.key);
-        });
-        return li;
-      });
-      if (!lis.length) lis.push(h("li", "gc-empty", "No match"));
-      results.replaceChildren(...lis);
-      results.hidden = false;
-    },
-    showInfo(info) {
-      // info: {title, rows: [[key, value]]} or null
-      if (!info) {
-        panel.replaceChildren(h("div", "gc-hint", "Click a node or relationship to see its properties."));
-        return;
-      }
-      // divs, not dl/dt/dd: JupyterLab styles an output's dt as float:left; width:20%
-      const dl = h("div", "gc-kv");
-      for (const [k, v] of info.rows) {
-        const dt = h("div", "gc-key", clip(k, 80));
-        dt.title = clip(k, 1000);
-        dl.append(dt, h("div", "gc-val", clip(v, 3000)));
-      }
-      const title = h("div", "gc-title", clip(info.title, 200));
-      title.title = clip(info.title, 1000);
-      panel.replaceChildren(title, dl);
-    },
-    // avoid: rectangles (sigma box px) the tip must not cover, e.g. the hovered
-    // node and its caption; the first free spot around the pointer wins
-    showTip(x, y, lines, avoid) {
-      tip.replaceChildren(...lines.map((t) => h("div", null, clip(t, 200))));
-      tip.hidden = false;
-      const w = sigmaBox.clientWidth, H = sigmaBox.clientHeight;
-      const top = sigmaBox.offsetTop;
-      const tw = tip.offsetWidth, th = tip.offsetHeight;
-      const fit = (l, t) => [Math.max(0, Math.min(l, w - tw - 4)), Math.max(0, Math.min(t, H - th - 2))];
-      let spots = [[x + 12, y + 12]];
-      if (avoid && avoid.length) {
-        const x0 = Math.min(...avoid.map((r) => r[0])), y0 = Math.min(...avoid.map((r) => r[1]));
-        const x1 = Math.max(...avoid.map((r) => r[2])), y1 = Math.max(...avoid.map((r) => r[3]));
-        spots = [[x + 12, y1 + 4], [x + 12, y0 - th - 4], [x1 + 6, y - th / 2], [x0 - tw - 6, y - th / 2], [x + 12, y + 12]];
-      }
-      let pick = null;
-      for (const [l, t] of spots) {
-        const [fl, ft] = fit(l, t);
-        const clash = (avoid || []).some((r) => fl < r[2] && fl + tw > r[0] && ft < r[3] && ft + th > r[1]);
-        if (!clash) {
-          pick = [fl, ft];
-          break;
-        }
-      }
-      pick = pick || fit(spots[0][0], spots[0][1]);
-      tip.style.left = pick[0] + "px";
-      tip.style.top = top + pick[1] + "px";
-    },
+    setResults: search.setResults,
+    /** @param {Info | null} info */
+    showInfo: (info) => fillPanel(panel, info),
+    /** @type {(x: number, y: number, lines: string[], avoid?: Rect[] | null) => void} */
+    showTip: (x, y, lines, avoid) => placeTip(tip, sigmaBox, x, y, lines, avoid),
     hideTip() {
       tip.hidden = true;
     },
+    /** @param {boolean} narrow */
     setNarrow(narrow) {
       root.classList.toggle("gc-narrow", narrow);
     },

@@ -17,7 +17,17 @@ const ATOMS = new Set(['TRUE', 'FALSE', 'NULL']);
 const VALUE_OPTIONS = new Set(['-o', '--out', '--limit', '--timeout', '--memory-limit', '-P', '--params', '--alias',
   '--renderer', '--display-limit', '--max-nodes', '--max-edges', '--save', '--with']);
 
-/** Where the query starts in a `%gcypher [options] QUERY` line (its length if there is none). */
+/** @typedef {import('@codemirror/language').StringStream} StringStream */
+/**
+ * The tokenizer's state at the end of a line.
+ * @typedef {{line: number, magic: string | null, queryAt: number, inside: string | null, brackets: string[], afterColon: boolean, afterDot: boolean, lastWasType: boolean}} State
+ */
+
+/**
+ * Where the query starts in a `%gcypher [options] QUERY` line (its length if there is none).
+ * @param {string} line
+ * @returns {number}
+ */
 export function lineQueryStart(line) {
   let i = line.indexOf('gcypher') + 'gcypher'.length;
   let expectValue = false;
@@ -38,9 +48,17 @@ export function lineQueryStart(line) {
   return line.length;
 }
 
+/**
+ * @param {string} text
+ * @param {number} i
+ * @returns {number}
+ */
 function tokenEnd(text, i) {
+  /** @type {Record<string, string>} */
   const closers = { '(': ')', '[': ']', '{': '}' };
+  /** @type {string[]} */
   const stack = [];
+  /** @type {string | null} */
   let quote = null;
   for (; i < text.length; i++) {
     const ch = text[i];
@@ -53,14 +71,26 @@ function tokenEnd(text, i) {
   return i;
 }
 
+/** @returns {State} */
 function startState() {
   return { line: 0, magic: null, queryAt: 0, inside: null, brackets: [], afterColon: false, afterDot: false, lastWasType: false };
 }
 
+/**
+ * @param {State} s
+ * @returns {State}
+ */
 function copyState(s) {
   return { ...s, brackets: s.brackets.slice() };
 }
 
+/**
+ * @param {StringStream} stream
+ * @param {State} state
+ * @param {string} quote
+ * @param {string} style
+ * @returns {string}
+ */
 function quoted(stream, state, quote, style) {
   let escaped = false;
   let ch;
@@ -72,12 +102,18 @@ function quoted(stream, state, quote, style) {
   return style;
 }
 
+/** @param {State} state */
 function nameStyle(state) {
   if (state.afterColon) return 'typeName';
   if (state.afterDot) return 'propertyName';
   return 'variableName';
 }
 
+/**
+ * @param {StringStream} stream
+ * @param {State} state
+ * @returns {string}
+ */
 function word(stream, state) {
   const text = stream.current();
   const upper = text.toUpperCase();
@@ -90,6 +126,11 @@ function word(stream, state) {
   return 'variableName';
 }
 
+/**
+ * @param {StringStream} stream
+ * @param {State} state
+ * @returns {string | null}
+ */
 function cypherToken(stream, state) {
   if (state.inside === '/*') {
     if (stream.skipTo('*/')) { stream.match('*/'); state.inside = null; } else stream.skipToEnd();
@@ -106,7 +147,7 @@ function cypherToken(stream, state) {
   state.afterDot = false;
   if (stream.match('//')) { stream.skipToEnd(); return 'comment'; }
   if (stream.match('/*')) { state.inside = '/*'; return cypherToken(stream, state); }
-  const ch = stream.next();
+  const ch = /** @type {string} */ (stream.next()); // not at the end: eatSpace() and the matches above left a character
   if (ch === '"' || ch === "'") return quoted(stream, state, ch, 'string');
   if (ch === '`') {
     state.afterColon = wasColon; state.afterDot = wasDot;
@@ -133,6 +174,11 @@ function cypherToken(stream, state) {
   return 'punctuation';
 }
 
+/**
+ * @param {StringStream} stream
+ * @param {State} state
+ * @returns {string | null}
+ */
 function firstLineOrCypher(stream, state) {
   if (stream.sol() && state.line === 0 && stream.pos === 0) {
     const text = stream.string;
@@ -150,6 +196,11 @@ function firstLineOrCypher(stream, state) {
   return cypherToken(stream, state);
 }
 
+/**
+ * @param {StringStream} stream
+ * @param {State} state
+ * @returns {string | null}
+ */
 function token(stream, state) {
   const style = firstLineOrCypher(stream, state);
   if (style !== null) state.lastWasType = style === 'typeName';
@@ -162,7 +213,7 @@ export const cypherLanguage = StreamLanguage.define({
   startState,
   copyState,
   token,
-  blankLine(state) { state.line += 1; },
+  blankLine(/** @type {State} */ state) { state.line += 1; },
   indent() { return null; },
   tokenTable: {
     param: tags.special(tags.variableName),

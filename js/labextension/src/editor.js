@@ -37,18 +37,30 @@ const theme = EditorView.baseTheme({
   },
 });
 
+/**
+ * @param {unknown} value
+ * @param {number} length
+ */
 function clamp(value, length) {
   const number = Number(value);
   return Number.isFinite(number) ? Math.max(0, Math.min(Math.floor(number), length)) : 0;
 }
 
-/** The CodeMirror lint source: asks the kernel, gives nothing without an idle kernel. */
+/** @typedef {import('./kernel.js').KernelFor} KernelFor */
+/** @typedef {import('@codemirror/lint').Diagnostic} Diagnostic */
+
+/**
+ * The CodeMirror lint source: asks the kernel, gives nothing without an idle kernel.
+ * @param {KernelFor} kernelFor
+ * @returns {import('@codemirror/lint').LintSource}
+ */
 export function lintSource(kernelFor) {
   return async (view) => {
     const kernel = kernelFor(view);
     const reply = await ask(kernel, { op: 'lint', source: view.state.doc.toString() });
     if (!reply || !Array.isArray(reply.marks)) return [];
     const length = view.state.doc.length;
+    /** @type {Diagnostic[]} */
     const diagnostics = [];
     for (const mark of reply.marks) {
       const from = clamp(mark.start, length);
@@ -61,12 +73,17 @@ export function lintSource(kernelFor) {
         source: 'GestaltDB',
       });
     }
-    if (window.gestaltEditor) window.gestaltEditor.linted(diagnostics.length);
+    const hooks = /** @type {import('./index.js').EditorWindow} */ (window).gestaltEditor;
+    if (hooks) hooks.linted(diagnostics.length);
     return diagnostics;
   };
 }
 
 // Whether the name at `from` is inside a relationship's [...] (a type) or a node's (...) (a label).
+/**
+ * @param {import('@codemirror/state').Text} doc
+ * @param {number} from
+ */
 function nameKind(doc, from) {
   const text = doc.sliceString(Math.max(0, from - 2000), from);
   let depth = 0;
@@ -81,6 +98,7 @@ function nameKind(doc, from) {
   return 'label';
 }
 
+/** @param {KernelFor} kernelFor */
 export function hoverSource(kernelFor) {
   return hoverTooltip(async (view, pos, side) => {
     const node = syntaxTree(view.state).resolveInner(pos, side);
@@ -103,6 +121,7 @@ export function hoverSource(kernelFor) {
   }, { hoverTime: 250 });
 }
 
+/** @param {KernelFor} kernelFor */
 export function cypherSupport(kernelFor) {
   return new LanguageSupport(cypherLanguage, [
     syntaxHighlighting(classHighlighter),

@@ -13,17 +13,24 @@ const CELL_MAGIC = /^%%gcypher(?=\s|$)/;
 const LINE_MAGIC = /^%gcypher(?=\s|$)/;
 
 /** Whether the editor text is Cypher: a %%gcypher cell, or a one-line %gcypher cell (a doc or a string). */
+/** @param {string | import('@codemirror/state').Text} doc */
 export function isCypherText(doc) {
   const text = typeof doc === 'string' ? doc : null;
   const newline = text === null ? -1 : text.indexOf('\n');
-  const first = text === null ? doc.line(1).text : newline === -1 ? text : text.slice(0, newline);
+  const lines = /** @type {import('@codemirror/state').Text} */ (doc);
+  const first = text === null ? lines.line(1).text : newline === -1 ? text : text.slice(0, newline);
   if (CELL_MAGIC.test(first)) return true;
   if (!LINE_MAGIC.test(first)) return false;
-  const rest = text === null ? doc.sliceString(first.length) : newline === -1 ? '' : text.slice(newline + 1);
+  const rest = text === null ? lines.sliceString(first.length) : newline === -1 ? '' : text.slice(newline + 1);
   return !rest.trim();
 }
 
 /** The extension for one editor: `support` (a LanguageSupport) while its text is Cypher, its language first. */
+/**
+ * @param {import('@codemirror/language').LanguageSupport} support
+ * @param {string} [initialText]
+ * @returns {import('@codemirror/state').Extension}
+ */
 export function cypherFirst(support, initialText) {
   // Only the language goes to the highest precedence: the rest keeps the ordinary one, so the lint marks
   // stay outside the highlighted tokens (a higher-precedence mark is drawn inside and split by the others).
@@ -39,10 +46,15 @@ export function cypherFirst(support, initialText) {
 }
 
 /** Registers `cypherFirst` for every editor with JupyterLab's editor extension registry. */
+/**
+ * @param {import('@jupyterlab/codemirror').IEditorExtensionRegistry} extensions
+ * @param {typeof import('@jupyterlab/codemirror').EditorExtensionRegistry} registry
+ * @param {import('@codemirror/language').LanguageSupport} support
+ */
 export function registerCypherFirst(extensions, registry, support) {
   extensions.addExtension(Object.freeze({
     name: 'gestalt-nb:cypher-first',
-    factory: (options) => {
+    factory: (/** @type {import('@jupyterlab/codemirror').IEditorExtensionFactory.IOptions} */ options) => {
       const model = options && options.model;
       const text = model && model.sharedModel ? model.sharedModel.getSource() : '';
       return registry.createImmutableExtension(cypherFirst(support, text));

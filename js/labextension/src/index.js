@@ -16,16 +16,26 @@ import { cypherSupport, LINT_DELAY_MS } from './editor';
 import { isCypherText, registerCypherFirst } from './first';
 import { ask } from './kernel';
 
+/** @typedef {import('@jupyterlab/notebook').NotebookPanel} NotebookPanel */
+/** @typedef {import('@jupyterlab/notebook').INotebookTracker} Tracker */
+/** @typedef {import('@jupyterlab/cells').ICellModel} ICellModel */
+/**
+ * The page's window with the counts for browser tests and the benchmark.
+ * @typedef {Window & {gestaltEditor?: {mime: string, lintDelay: number, activateMs: number, linted: (count: number) => void}, gestaltEditorLints?: number}} EditorWindow
+ */
+
 export const MIME = 'text/x-gcypher';
 export const FORMAT = 'gestalt-nb:format-cypher';
 
 /** Whether a cell's text is Cypher for the editor: a %%gcypher cell, or a one-line %gcypher cell. */
 export const isCypherCell = isCypherText;
 
+/** @param {NotebookPanel} panel */
 function watchNotebook(panel) {
   const notebook = panel.content;
+  /** @type {WeakSet<ICellModel>} */
   const watched = new WeakSet();
-  const update = (model) => {
+  const update = (/** @type {ICellModel} */ model) => {
     if (model.type !== 'code' || model.isDisposed) return;
     if (isCypherCell(model.sharedModel.getSource())) {
       if (model.mimeType !== MIME) model.mimeType = MIME;
@@ -53,6 +63,10 @@ function watchNotebook(panel) {
   });
 }
 
+/**
+ * @param {Tracker} tracker
+ * @returns {import('./kernel.js').KernelFor}
+ */
 function kernelFinder(tracker) {
   return (view) => {
     const panel = tracker.find((widget) => widget.node.contains(view.dom));
@@ -61,6 +75,7 @@ function kernelFinder(tracker) {
   };
 }
 
+/** @param {Tracker} tracker */
 async function formatActiveCell(tracker) {
   const cell = tracker.activeCell;
   const panel = tracker.currentWidget;
@@ -70,7 +85,7 @@ async function formatActiveCell(tracker) {
   const reply = await ask(kernel, { op: 'format', source: before }, { timeoutMs: 3000, evenIfBusy: true });
   if (!reply || typeof reply.source !== 'string' || reply.source === before) return;
   if (cell.model.sharedModel.getSource() !== before) return; // edited meanwhile: keep the edit
-  const view = cell.editor.editor;
+  const view = /** @type {import('@jupyterlab/codemirror').CodeMirrorEditor} */ (cell.editor).editor; // JupyterLab 4's cell editors are CodeMirror 6
   if (view && view.dispatch) {
     view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: reply.source } }); // one undo step
   } else {
@@ -78,6 +93,11 @@ async function formatActiveCell(tracker) {
   }
 }
 
+/**
+ * @param {import('@jupyterlab/application').JupyterFrontEnd} app
+ * @param {Tracker} tracker
+ * @param {import('@jupyterlab/apputils').ICommandPalette | null} palette
+ */
 function addFormatCommand(app, tracker, palette) {
   const inCypherCell = () => {
     const cell = tracker.activeCell;
@@ -94,12 +114,20 @@ function addFormatCommand(app, tracker, palette) {
   if (palette) palette.addItem({ command: FORMAT, category: 'Notebook Operations' });
 }
 
+/** @type {import('@jupyterlab/application').JupyterFrontEndPlugin<void>} */
 const plugin = {
   id: 'gestalt-nb-editor:plugin',
   description: 'Cypher in %%gcypher cells: highlighting, checks by the kernel\'s GestaltDB parser, format, hover.',
   autoStart: true,
   requires: [INotebookTracker, IEditorLanguageRegistry],
   optional: [ICommandPalette, IEditorExtensionRegistry],
+  /**
+   * @param {import('@jupyterlab/application').JupyterFrontEnd} app
+   * @param {Tracker} tracker
+   * @param {import('@jupyterlab/codemirror').IEditorLanguageRegistry} languages
+   * @param {import('@jupyterlab/apputils').ICommandPalette | null} palette
+   * @param {import('@jupyterlab/codemirror').IEditorExtensionRegistry | null} extensions
+   */
   activate(app, tracker, languages, palette, extensions) {
     const started = performance.now();
     const kernelFor = kernelFinder(tracker);
@@ -111,11 +139,12 @@ const plugin = {
     addFormatCommand(app, tracker, palette);
     let linted = 0;
     // For browser tests and the benchmark: counts only, nothing that reaches the kernel.
-    window.gestaltEditor = Object.freeze({
+    const page = /** @type {EditorWindow} */ (window);
+    page.gestaltEditor = Object.freeze({
       mime: MIME,
       lintDelay: LINT_DELAY_MS,
       activateMs: performance.now() - started,
-      linted: (count) => { linted += 1; window.gestaltEditorLints = linted; },
+      linted: (/** @type {number} */ count) => { linted += 1; page.gestaltEditorLints = linted; },
     });
   },
 };

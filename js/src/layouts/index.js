@@ -4,6 +4,10 @@
 import { layered } from "./layered.js";
 import { radial, circular, grid, positions } from "./simple.js";
 import { startPositions, SPACING } from "../layout.js";
+import { ViewState } from "../state.js";
+
+/** @typedef {import("../index.js").View} View */
+/** @typedef {{name: string, options?: Record<string, unknown>}} LayoutSpec  a layout and its options */
 
 export const LAYOUTS = ["force", "layered", "radial", "circular", "grid", "positions"];
 const f32 = Math.fround;
@@ -11,6 +15,11 @@ const f32 = Math.fround;
 // nodes by label, then caption, numbers in captions by value ("node 2" before "node 10"):
 // neighbours in the list look alike
 const collate = new Intl.Collator(undefined, { numeric: true }).compare;
+/**
+ * @param {View} view
+ * @param {string[]} keys
+ * @returns {number[]}
+ */
 function tidyOrder(view, keys) {
   const order = keys.map((k, i) => i);
   const d = keys.map((k) => view.nd.get(k));
@@ -19,14 +28,31 @@ function tidyOrder(view, keys) {
 }
 
 // Target positions {key: [x, y]} of the named layout (force: its start positions).
+/**
+ * @typedef {object} Targets  where a layout puts the nodes
+ * @property {Map<string, number[]> | null} pos  by key (null: nothing to place)
+ * @property {string | null} note  what the person should know (shown over the drawing)
+ * @property {number[] | null} [spacing]  the slot distance as a share of the drawing's extent (fitSizes)
+ * @property {string} [fallback]  the layout drawn instead
+ */
+
+/**
+ * @param {View} view
+ * @param {LayoutSpec} spec
+ * @returns {Targets}
+ */
 export function targets(view, spec) {
   const g = view.graph;
   const keys = g.nodes();
   const name = spec.name || "force";
+  /** @type {Record<string, any> & {gap: number, aspect: number}} options as the Python side gave them (each layout reads its own) */
   const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layoutAspect ? view.layoutAspect() : 1.4 };
-  let res, note = null;
+  /** @type {{pos: (number[] | undefined)[], spacing?: number[]}} */
+  let res = { pos: [] };
+  /** @type {string | null} */
+  let note = null;
   if (name === "positions") {
-    res = positions(keys, (k) => view.nd.get(k).p, opts);
+    const res = positions(keys, (k) => view.nd.get(k).p, opts);
     const xy = `${opts.x || "x"} / ${opts.y || "y"}`;
     if (res.none) note = `positions: no node has a numeric ${xy}; drawn with force`;
     else if (res.missing) note = `positions: ${res.missing.toLocaleString("en-US")} node${res.missing === 1 ? " has" : "s have"} no numeric ${xy} (rows under the map)`;
@@ -34,6 +60,7 @@ export function targets(view, spec) {
     return finish(keys, res, note);
   }
   if (name === "force") {
+    /** @type {Map<string, number[]>} */
     const saved = new Map();
     g.forEachNode((k, a) => saved.set(k, [a.x, a.y]));
     startPositions(g, { mds: true });
@@ -42,39 +69,54 @@ export function targets(view, spec) {
       return [a.x, a.y];
     });
     g.updateEachNodeAttributes((k, a) => {
-      const p = saved.get(k);
+      const p = /** @type {number[]} */ (saved.get(k));
       a.x = p[0];
       a.y = p[1];
       return a;
     }, { attributes: ["x", "y"] });
     res = { pos };
   } else if (name === "layered") {
-    res = layered(g, keys, opts);
-    if (res.reversed) note = `layered: ${res.reversed.toLocaleString("en-US")} relationship${res.reversed === 1 ? " was" : "s were"} reversed to break cycles (they point up)`;
+    const drawn = (res = layered(g, keys, opts));
+    if (drawn.reversed) note = `layered: ${drawn.reversed.toLocaleString("en-US")} relationship${drawn.reversed === 1 ? " was" : "s were"} reversed to break cycles (they point up)`;
   } else if (name === "radial") {
-    res = radial(g, keys, opts);
-    if (opts.root !== undefined && opts.root !== null && res.root !== String(opts.root)) note = "radial: the root is not drawn; rings start at the most connected node";
+    const drawn = (res = radial(g, keys, opts));
+    if (opts.root !== undefined && opts.root !== null && drawn.root !== String(opts.root)) note = "radial: the root is not drawn; rings start at the most connected node";
   } else if (name === "circular") res = circular(g, keys, tidyOrder(view, keys), opts);
   else if (name === "grid") res = grid(g, keys, tidyOrder(view, keys), opts);
   else if (name !== "positions") return { pos: null, note: `unknown layout ${String(name).slice(0, 40)}` };
   return finish(keys, res, note);
 }
 
+/**
+ * @param {string[]} keys
+ * @param {{pos: (number[] | undefined)[], spacing?: number[]}} res
+ * @param {string | null} note
+ * @returns {Targets}
+ */
 function finish(keys, res, note) {
+  /** @type {Map<string, number[]>} */
   const out = new Map();
-  keys.forEach((k, i) => res.pos[i] && out.set(k, res.pos[i]));
+  keys.forEach((k, i) => res.pos[i] && out.set(k, /** @type {number[]} */ (res.pos[i])));
   return { pos: out, note, spacing: res.spacing || null };
 }
 
-export const layoutMethods = {
+export class LayoutMethods extends ViewState {
+  /**
+   * @this {View}
+   * @returns {number}
+   */
   layoutAspect() {
     const b = this.ui.sigmaBox;
     return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
-  },
+  }
 
   // Largest node radius (px) that keeps neighbouring slots of a computed layout
   // apart at full view (spacing: slot distance as a fraction of the drawing's extent).
   // Called again on resize (the box may have no size yet at the first build).
+  /**
+   * @this {View}
+   * @param {number[] | null | undefined} spacing
+   */
   fitSizes(spacing) {
     const b = this.ui.sigmaBox;
     const before = this.sizeCap;
@@ -87,21 +129,28 @@ export const layoutMethods = {
     if (before === this.sizeCap) return;
     if (this.renderer) this.restyleAll();
     else this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
-  },
+  }
 
+  /**
+   * @this {View}
+   * @returns {string}
+   */
   layoutName() {
     return (this.layoutSpec && this.layoutSpec.name) || "force";
-  },
+  }
 
+  /** @this {View} */
   newLayoutPromise() {
     this.layoutPromise = new Promise((r) => (this.resolveLayout = r));
-  },
+  }
 
+  /** @this {View} */
   layoutSettled() {
     if (this.resolveLayout) this.resolveLayout();
-  },
+  }
 
   // Positions of a computed (non-force) layout written straight into the graph (first build).
+  /** @this {View} */
   placeComputed() {
     const { pos, note, spacing, fallback } = targets(this, this.layoutSpec);
     this.layoutNote = note;
@@ -119,9 +168,13 @@ export const layoutMethods = {
       }
       return a;
     }, { attributes: ["x", "y"] });
-  },
+  }
 
   // Switch to layout `spec` ({name, options}) on the live canvas.
+  /**
+   * @this {View}
+   * @param {LayoutSpec} spec
+   */
   setLayout(spec) {
     if (!spec || !LAYOUTS.includes(spec.name)) return;
     this.layoutSpec = spec;
@@ -137,6 +190,7 @@ export const layoutMethods = {
     this.layoutNote = note;
     this.fitSizes(spacing);
     this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
+    /** @type {[string, number, number, number, number][]} */
     const moving = [];
     this.graph.forEachNode((k, a) => {
       const p = pos && pos.get(k);
@@ -151,7 +205,8 @@ export const layoutMethods = {
       if (spec.name === "force") this.startLayout();
       else setTimeout(() => token === this.layoutToken && this.layoutSettled(), 320); // after the camera's refit
     };
-    const write = (t) => {
+    const write = (/** @type {number} */ t) => {
+      /** @type {Map<string, number[]>} */
       const m = new Map();
       for (const [k, x0, y0, x1, y1] of moving) m.set(k, [f32(x0 + (x1 - x0) * t), f32(y0 + (y1 - y0) * t)]);
       this.graph.updateEachNodeAttributes((k, a) => {
@@ -173,5 +228,5 @@ export const layoutMethods = {
       else done();
     };
     requestAnimationFrame(step);
-  },
-};
+  }
+}

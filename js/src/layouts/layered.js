@@ -3,10 +3,19 @@
 // long edges routed through dummy slots, median ordering sweeps, then x placed at
 // the neighbours' mean without overlaps; the drawing takes the canvas's aspect.
 
+/** @typedef {import("../payload.js").GraphT} GraphT */
+/** @typedef {[number, number]} Pair  an edge as [from, to] indices */
+
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ */
 function adjacency(graph, keys) {
+  /** @type {Map<string, number>} */
   const idx = new Map();
   keys.forEach((k, i) => idx.set(k, i));
-  const out = keys.map(() => []);
+  const out = keys.map(() => /** @type {number[]} */ ([]));
+  /** @type {Pair[]} */
   const edges = [];
   graph.forEachEdge((e, a, s, t) => {
     const i = idx.get(s), j = idx.get(t);
@@ -18,6 +27,11 @@ function adjacency(graph, keys) {
 }
 
 // Marks back edges of a DFS (sources first) as reversed; returns the flags.
+/**
+ * @param {number} n
+ * @param {number[][]} out
+ * @param {Pair[]} edges
+ */
 function breakCycles(n, out, edges) {
   const state = new Uint8Array(n); // 0 new, 1 on stack, 2 done
   const reversed = new Uint8Array(edges.length);
@@ -28,6 +42,7 @@ function breakCycles(n, out, edges) {
   for (let i = 0; i < n; i++) if (indeg[i]) roots.push(i);
   for (const r of roots) {
     if (state[r]) continue;
+    /** @type {[number, number][]} */
     const stack = [[r, 0]];
     state[r] = 1;
     while (stack.length) {
@@ -51,6 +66,11 @@ function breakCycles(n, out, edges) {
   return reversed;
 }
 
+/**
+ * @param {number[]} desired
+ * @param {number[]} gaps
+ * @returns {number[]}
+ */
 function place(desired, gaps) {
   const n = desired.length;
   if (!n) return [];
@@ -65,11 +85,17 @@ function place(desired, gaps) {
 // Long edges get a dummy slot on every layer they cross, so orderings and x
 // placement keep room for them. Returns rows (lists of slots), the slot count,
 // and for each slot its neighbours one layer up and down.
+/**
+ * @param {number} n
+ * @param {Pair[]} down
+ * @param {Int32Array} layer
+ * @param {number[]} queue
+ */
 function withDummies(n, down, layer, queue) {
-  const up = Array.from({ length: n }, () => []), dn = Array.from({ length: n }, () => []);
+  const up = Array.from({ length: n }, () => /** @type {number[]} */ ([])), dn = Array.from({ length: n }, () => /** @type {number[]} */ ([]));
   const lay = Array.from(layer);
   let slots = n;
-  const byTop = Array.from({ length: n }, () => []);
+  const byTop = Array.from({ length: n }, () => /** @type {number[]} */ ([]));
   for (const [i, j] of down) byTop[i].push(j);
   for (const i of queue)
     for (const j of byTop[i]) {
@@ -86,18 +112,25 @@ function withDummies(n, down, layer, queue) {
       up[j].push(a);
     }
   const L = n ? Math.max(...layer) + 1 : 0;
-  const rows = Array.from({ length: L }, () => []);
+  const rows = Array.from({ length: L }, () => /** @type {number[]} */ ([]));
   for (const u of queue) rows[layer[u]].push(u);
   for (let d = n; d < slots; d++) rows[lay[d]].push(d);
   return { rows, slots, up, dn };
 }
 
 // Barycentre sweeps down and up; slots with no neighbours on that side keep their place.
+/**
+ * @param {number[][]} rows
+ * @param {number} slots
+ * @param {number[][]} up
+ * @param {number[][]} dn
+ */
 function order(rows, slots, up, dn) {
   const x = new Float64Array(slots);
-  const setIndex = (row) => row.forEach((u, i) => (x[u] = i));
+  const setIndex = (/** @type {number[]} */ row) => row.forEach((u, i) => (x[u] = i));
   rows.forEach(setIndex);
-  const sweep = (row, nb) => {
+  const sweep = (/** @type {number[]} */ row, /** @type {number[][]} */ nb) => {
+    /** @type {Map<number, number>} */
     const key = new Map();
     for (const u of row) {
       const list = nb[u];
@@ -108,7 +141,7 @@ function order(rows, slots, up, dn) {
         key.set(u, s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2);
       }
     }
-    row.sort((a, b) => key.get(a) - key.get(b) || x[a] - x[b]);
+    row.sort((a, b) => /** @type {number} */ (key.get(a)) - /** @type {number} */ (key.get(b)) || x[a] - x[b]);
     setIndex(row);
   };
   for (let it = 0; it < 12; it++) {
@@ -119,9 +152,16 @@ function order(rows, slots, up, dn) {
 
 // x of each slot: pulled toward its neighbours' mean, kept in order; a real
 // node takes one unit, a dummy (an edge passing) less.
+/**
+ * @param {number[][]} rows
+ * @param {number} slots
+ * @param {number[][]} up
+ * @param {number[][]} dn
+ * @param {number} n
+ */
 function spread(rows, slots, up, dn, n) {
   const x = new Float64Array(slots);
-  const w = (u) => (u < n ? 1 : 0.4);
+  const w = (/** @type {number} */ u) => (u < n ? 1 : 0.4);
   for (const row of rows) {
     let at = 0;
     row.forEach((u, i) => (x[u] = at += i ? (w(row[i - 1]) + w(u)) / 2 : 0));
@@ -142,8 +182,12 @@ function spread(rows, slots, up, dn, n) {
 }
 
 // Layers by longest path (sources just above their highest child), in topological order.
+/**
+ * @param {number} n
+ * @param {Pair[]} down
+ */
 function layering(n, down) {
-  const succ = Array.from({ length: n }, () => []), pred = Array.from({ length: n }, () => []);
+  const succ = Array.from({ length: n }, () => /** @type {number[]} */ ([])), pred = Array.from({ length: n }, () => /** @type {number[]} */ ([]));
   const indeg = new Int32Array(n);
   for (const [i, j] of down) {
     succ[i].push(j);
@@ -151,6 +195,7 @@ function layering(n, down) {
     indeg[j]++;
   }
   const layer = new Int32Array(n);
+  /** @type {number[]} */
   const queue = [];
   for (let i = 0; i < n; i++) if (!indeg[i]) queue.push(i);
   for (let h = 0; h < queue.length; h++) {
@@ -175,11 +220,16 @@ function layering(n, down) {
 // DAG much deeper than wide runs its layers left to right (`across` true) when
 // that leaves nodes more room. spacing: [x, y] distance of neighbouring slots,
 // as a fraction of the drawing's width / height (the canvas sizes nodes by it).
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @param {{gap?: number, aspect?: number}} [options]
+ */
 export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
   const n = keys.length;
   const { out, edges } = adjacency(graph, keys);
   const rev = breakCycles(n, out, edges);
-  const down = edges.map(([i, j], e) => (rev[e] ? [j, i] : [i, j]));
+  const down = edges.map(([i, j], e) => /** @type {Pair} */ (rev[e] ? [j, i] : [i, j]));
   const { layer, queue } = layering(n, down);
   const { rows, slots, up, dn } = withDummies(n, down, layer, queue);
   order(rows, slots, up, dn);
@@ -203,6 +253,7 @@ export function layered(graph, keys, { gap = 10, aspect = 1.4 } = {}) {
     D = rows.length * k - 1;
   }
   const ux = gap, uy = (gap * W * deep) / (D * wide); // across-layer unit, sub-row distance
+  /** @type {number[][]} */
   const pos = new Array(n);
   for (let i = 0; i < n; i++) {
     const a = ((x[i] - (x0 + x1) / 2) / k) * ux, b = -(layer[i] * k + sub[i]) * uy;

@@ -5,10 +5,19 @@
 // CSR adjacency (undirected: each neighbour once, no self-loop) over `keys`: {off, adj, idx}. One pass over the
 // relationships leaving each key, then each node's list cut to distinct neighbours (parallel relationships, and a
 // pair joined both ways, repeat them).
+/** @typedef {import("../payload.js").GraphT} GraphT */
+/** @typedef {{off: Int32Array, adj: Int32Array, idx: Map<string, number>}} CSR  adjacency in compressed rows (csr) */
+
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @returns {CSR}
+ */
 export function csr(graph, keys) {
   const n = keys.length;
   const idx = new Map();
   for (let i = 0; i < n; i++) idx.set(keys[i], i);
+  /** @type {number[]} */
   const ends = [];
   const count = new Int32Array(n);
   for (let i = 0; i < n; i++) {
@@ -47,6 +56,12 @@ export function csr(graph, keys) {
 
 let queue = new Int32Array(0);
 
+/**
+ * @param {{off: Int32Array, adj: Int32Array}} g
+ * @param {number} n
+ * @param {number} start
+ * @param {Int32Array} dist
+ */
 export function bfs(g, n, start, dist) {
   dist.fill(-1);
   if (queue.length < n) queue = new Int32Array(n);
@@ -66,11 +81,15 @@ export function bfs(g, n, start, dist) {
   return dist;
 }
 
-// Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
-export function pivotMDS(graph, keys, pivots = 30) {
-  const n = keys.length;
-  const g = csr(graph, keys);
-  const k = Math.min(pivots, n);
+// k columns of squared graph distances from max-min pivots (unreached: n), double-centred.
+/**
+ * @param {{off: Int32Array, adj: Int32Array}} g
+ * @param {number} n
+ * @param {number} k
+ * @returns {Float64Array[]}
+ */
+function centredDistances(g, n, k) {
+  /** @type {Float64Array[]} */
   const D = []; // k columns of squared distances
   const minD = new Float64Array(n).fill(Infinity);
   let p = 0;
@@ -98,6 +117,17 @@ export function pivotMDS(graph, keys, pivots = 30) {
   }
   const grand = colMean.reduce((a, b) => a + b, 0) / k;
   for (let c = 0; c < k; c++) for (let i = 0; i < n; i++) D[c][i] = -0.5 * (D[c][i] - rowMean[i] - colMean[c] + grand);
+  return D;
+}
+
+// The top two eigenvectors of CᵀC (C: the n × k centred columns), by power iteration.
+/**
+ * @param {Float64Array[]} D
+ * @param {number} n
+ * @param {number} k
+ * @returns {Float64Array[]}
+ */
+function topTwo(D, n, k) {
   // B = CᵀC (k x k)
   const B = Array.from({ length: k }, () => new Float64Array(k));
   for (let a = 0; a < k; a++)
@@ -134,6 +164,22 @@ export function pivotMDS(graph, keys, pivots = 30) {
     }
     vecs.push(v);
   }
+  return vecs;
+}
+
+// Positions [x, y] per index of `keys` (one connected component), typical edge length ~1.
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @returns {[number, number][]}
+ */
+export function pivotMDS(graph, keys, pivots = 30) {
+  const n = keys.length;
+  const g = csr(graph, keys);
+  const k = Math.min(pivots, n);
+  const D = centredDistances(g, n, k);
+  const vecs = topTwo(D, n, k);
+  /** @type {[number, number][]} */
   const pos = new Array(n);
   for (let i = 0; i < n; i++) {
     let x = 0, y = 0;

@@ -2,37 +2,20 @@
 // (x / y from node properties, y upward as on a map). Each returns [x, y] by index of `keys`.
 import { csr, bfs } from "./mds.js";
 
-export function radial(graph, keys, { gap = 10, root } = {}) {
-  const n = keys.length;
-  const g = csr(graph, keys);
-  let r = root !== undefined && root !== null && g.idx.has(String(root)) ? g.idx.get(String(root)) : -1;
-  if (r < 0) {
-    // the most connected node
-    let best = -1;
-    for (let i = 0; i < n; i++) if (g.off[i + 1] - g.off[i] > best) (best = g.off[i + 1] - g.off[i]), (r = i);
-  }
-  const pos = new Array(n);
-  if (r < 0) return { pos, root: null };
-  const dist = bfs(g, n, r, new Int32Array(n));
-  let maxHop = 0;
-  for (let i = 0; i < n; i++) maxHop = Math.max(maxHop, dist[i]);
-  // nodes out of reach go on one more ring
-  for (let i = 0; i < n; i++) if (dist[i] < 0) dist[i] = maxHop + 1;
-  // BFS tree: parent = first neighbour one hop closer; leaves weigh the angular spans
-  const parent = new Int32Array(n).fill(-1);
-  const children = Array.from({ length: n }, () => []);
-  const byHop = [];
-  for (let i = 0; i < n; i++) (byHop[dist[i]] = byHop[dist[i]] || []).push(i);
-  for (let i = 0; i < n; i++) {
-    if (i === r) continue;
-    for (let e = g.off[i]; e < g.off[i + 1]; e++) {
-      if (dist[g.adj[e]] === dist[i] - 1) {
-        parent[i] = g.adj[e];
-        break;
-      }
-    }
-    if (parent[i] >= 0) children[parent[i]].push(i);
-  }
+/** @typedef {import("../payload.js").GraphT} GraphT */
+/** @typedef {(number[] | undefined)[]} Positions  [x, y] by index of the keys (undefined: not placed) */
+
+// Each node's angle: the root's children share the circle, each child's children its span, in proportion to the
+// leaves below them.
+/**
+ * @param {number} n
+ * @param {number} r  the root
+ * @param {Int32Array} parent  in the BFS tree (-1: none)
+ * @param {number[][]} children
+ * @param {number[][]} byHop  nodes by hops from the root
+ * @returns {Float64Array}
+ */
+function spans(n, r, parent, children, byHop) {
   const weight = new Float64Array(n);
   for (let h = byHop.length - 1; h >= 0; h--)
     for (const i of byHop[h] || []) {
@@ -40,11 +23,12 @@ export function radial(graph, keys, { gap = 10, root } = {}) {
       if (parent[i] >= 0) weight[parent[i]] += weight[i];
     }
   const angle = new Float64Array(n);
+  /** @type {[number, number][]} */
   const span = [];
   span[r] = [0, 2 * Math.PI];
   const stack = [r];
   while (stack.length) {
-    const u = stack.pop();
+    const u = /** @type {number} */ (stack.pop());
     const [a0, a1] = span[u];
     angle[u] = (a0 + a1) / 2;
     let total = 0;
@@ -57,6 +41,49 @@ export function radial(graph, keys, { gap = 10, root } = {}) {
       stack.push(c);
     }
   }
+  return angle;
+}
+
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @param {{gap?: number, root?: unknown}} [options]
+ * @returns {{pos: Positions, root: string | null}}
+ */
+export function radial(graph, keys, { gap = 10, root } = {}) {
+  const n = keys.length;
+  const g = csr(graph, keys);
+  let r = root !== undefined && root !== null && g.idx.has(String(root)) ? /** @type {number} */ (g.idx.get(String(root))) : -1;
+  if (r < 0) {
+    // the most connected node
+    let best = -1;
+    for (let i = 0; i < n; i++) if (g.off[i + 1] - g.off[i] > best) (best = g.off[i + 1] - g.off[i]), (r = i);
+  }
+  /** @type {Positions} */
+  const pos = new Array(n);
+  if (r < 0) return { pos, root: null };
+  const dist = bfs(g, n, r, new Int32Array(n));
+  let maxHop = 0;
+  for (let i = 0; i < n; i++) maxHop = Math.max(maxHop, dist[i]);
+  // nodes out of reach go on one more ring
+  for (let i = 0; i < n; i++) if (dist[i] < 0) dist[i] = maxHop + 1;
+  // BFS tree: parent = first neighbour one hop closer; leaves weigh the angular spans
+  const parent = new Int32Array(n).fill(-1);
+  const children = Array.from({ length: n }, () => /** @type {number[]} */ ([]));
+  /** @type {number[][]} */
+  const byHop = [];
+  for (let i = 0; i < n; i++) (byHop[dist[i]] = byHop[dist[i]] || []).push(i);
+  for (let i = 0; i < n; i++) {
+    if (i === r) continue;
+    for (let e = g.off[i]; e < g.off[i + 1]; e++) {
+      if (dist[g.adj[e]] === dist[i] - 1) {
+        parent[i] = g.adj[e];
+        break;
+      }
+    }
+    if (parent[i] >= 0) children[parent[i]].push(i);
+  }
+  const angle = spans(n, r, parent, children, byHop);
   // orphans (other components): spread evenly on the outer ring
   const orphans = byHop[maxHop + 1] || [];
   orphans.forEach((i, k) => (angle[i] = (2 * Math.PI * k) / orphans.length));
@@ -67,6 +94,13 @@ export function radial(graph, keys, { gap = 10, root } = {}) {
   return { pos, root: keys[r] };
 }
 
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @param {number[]} order  indices of keys, in the order they go round
+ * @param {{gap?: number}} [options]
+ * @returns {{pos: Positions}}
+ */
 export function circular(graph, keys, order, { gap = 10 } = {}) {
   const n = keys.length;
   const R = Math.max(gap * 2, (n * gap * 1.4) / (2 * Math.PI));
@@ -78,6 +112,13 @@ export function circular(graph, keys, order, { gap = 10 } = {}) {
   return { pos };
 }
 
+/**
+ * @param {GraphT} graph
+ * @param {string[]} keys
+ * @param {number[]} order  indices of keys, row by row
+ * @param {{gap?: number, aspect?: number}} [options]
+ * @returns {{pos: Positions}}
+ */
 export function grid(graph, keys, order, { gap = 10, aspect = 1.4 } = {}) {
   const n = keys.length;
   const cols = Math.max(1, Math.ceil(Math.sqrt(n * Math.max(0.3, aspect))));
@@ -86,12 +127,21 @@ export function grid(graph, keys, order, { gap = 10, aspect = 1.4 } = {}) {
   return { pos };
 }
 
-const num = (v) => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (/** @type {unknown} */ v) => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() !== "" && Number.isFinite(Number(v)) ? Number(v) : null);
 
 // x grows to the right, y upward; nodes without both values go in a row under the map
+/**
+ * @param {string[]} keys
+ * @param {(key: string) => Record<string, unknown> | null | undefined} data  a node's properties
+ * @param {{gap?: number, x?: string, y?: string}} [options]
+ * @returns {{pos: Positions, missing: number, none?: boolean}}
+ */
 export function positions(keys, data, { gap = 10, x = "x", y = "y" } = {}) {
   const n = keys.length;
-  const xs = new Array(n), ys = new Array(n);
+  /** @type {number[]} */
+  const xs = new Array(n);
+  /** @type {number[]} */
+  const ys = new Array(n);
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity, have = 0;
   keys.forEach((k, i) => {
     const p = data(k) || {};
@@ -105,6 +155,7 @@ export function positions(keys, data, { gap = 10, x = "x", y = "y" } = {}) {
   if (!have) return { pos: new Array(n), missing: n, none: true };
   const side = Math.max(x1 - x0, y1 - y0) || 1;
   const scale = (gap * 2 * Math.sqrt(have)) / side;
+  /** @type {Positions} */
   const pos = new Array(n);
   let missing = 0;
   const W = Math.max((x1 - x0) * scale, gap * 2), left = -W / 2;

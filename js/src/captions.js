@@ -1,0 +1,377 @@
+// Captions on small drawings: each goes right, below, left or above its node, wherever it crosses no relationship,
+// no other node and no caption already drawn in this frame (shortened to fit, or left out); an overview's big discs
+// take theirs inside. And the caption drawn on hover.
+import { LIMITS } from "./style.js";
+import { ViewState } from "./state.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./ui.js").Rect} Rect */
+/** @typedef {import("sigma/settings").Settings} SigmaAll  sigma's settings, all of them (as its drawing functions get them) */
+/** @typedef {{x: number, y: number, size: number, label?: string | null, key?: unknown, forceLabel?: boolean}} LabelData  a node as a caption is drawn for it (viewport px) */
+/** @typedef {{label?: string | null, size: number, key?: unknown}} EdgeLabelData */
+/** @typedef {{label: string, x: number, y: number, w: number, rc?: Rect}} Spot  where a caption was drawn (x, y: its top left) */
+/**
+ * @typedef {object} Scene  what this frame shows, for caption placement (viewport px)
+ * @property {number} frame
+ * @property {Map<string, {x: number, y: number, r: number}>} pos  drawn nodes
+ * @property {[number, number, number, number, string, string][]} segs  relationships: x1, y1, x2, y2, source, target
+ * @property {Rect[]} rects  captions placed so far
+ * @property {number} width
+ * @property {number} height
+ * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
+ */
+
+// A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
+/** @param {string} label */
+function cutText(label) {
+  if (label.length <= 4) return label;
+  const head = label.replace(/…$/, "");
+  return head.slice(0, Math.max(3, Math.floor(head.length * 0.7))) + "…";
+}
+
+// A count in 2-3 figures: 47,972 -> "48k", 3,185 -> "3.2k", 1,204,330 -> "1.2M".
+/** @param {number} n */
+function compactCount(n) {
+  if (n < 1000) return String(n);
+  const [d, u] = n < 1e6 ? [1e3, "k"] : [1e6, "M"];
+  const v = n / d;
+  return (v < 10 ? String(Math.round(v * 10) / 10) : String(Math.round(v))) + u;
+}
+
+// An overview group's caption ("Person ×47,972") shortened where room is short, its identifying part
+// (the name before " ×") never cut inside a word: first the count ("Person ×48k"), then no count
+// ("Person"), then whole trailing parts of the name; then unchanged (where even that has no room the
+// caption is left out; hover and the panel show it).
+/** @param {string} label */
+function cutGroup(label) {
+  const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
+  if (count) {
+    const head = label.slice(0, count.index);
+    if (!head) return label;
+    if (count[1].includes(",")) return head + " ×" + compactCount(Number(count[1].replace(/,/g, "")));
+    return head;
+  }
+  const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
+  if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
+  if (more) return label;
+  // then only whole parts of the name go, the first kept: a list of members ("Ada Berg, Cy Fox" -> "Ada Berg…"),
+  // a value's share ("dept-C 91%" -> "dept-C")
+  const list = label.replace(/…$/, "").split(", ");
+  if (list.length > 1) return list.slice(0, -1).join(", ") + "…";
+  const share = /^(.+) \d+%$/.exec(label);
+  return share ? share[1] : label;
+}
+
+// does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
+/**
+ * @param {[number, number, number, number, ...unknown[]]} g
+ * @param {Rect} rc
+ */
+function segRect(g, rc) {
+  const [ax, ay, bx, by] = g;
+  if (Math.max(ax, bx) < rc[0] || Math.min(ax, bx) > rc[2] || Math.max(ay, by) < rc[1] || Math.min(ay, by) > rc[3]) return false;
+  // Liang-Barsky clip
+  let t0 = 0, t1 = 1;
+  const dx = bx - ax, dy = by - ay;
+  const p = [-dx, dx, -dy, dy], q = [ax - rc[0], rc[2] - ax, ay - rc[1], rc[3] - ay];
+  for (let i = 0; i < 4; i++) {
+    if (p[i] === 0) {
+      if (q[i] < 0) return false;
+    } else {
+      const r = q[i] / p[i];
+      if (p[i] < 0) t0 = Math.max(t0, r);
+      else t1 = Math.min(t1, r);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
+}
+
+export class CaptionMethods extends ViewState {
+  // Label to the right of the node, or to its left where it would leave the canvas.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {number} w
+   * @returns {number}
+   */
+  labelX(ctx, d, w) {
+    const right = d.x + d.size + 3;
+    const cw = ctx.canvas.width / (window.devicePixelRatio || 1);
+    return right + w > cw - 2 && d.x - d.size - 3 - w >= 2 ? d.x - d.size - 3 - w : right;
+  }
+
+  // ---- caption placement (small graphs) ------------------------------------------
+  // Each caption goes right, below, left or above its node, wherever it crosses
+  // no relationship, no other node and no caption already drawn in this frame;
+  // if every side is taken it is shortened to fit, or left out (hover and the
+  // panel still show it). Relationship types then skip spots taken by captions.
+  /**
+   * @this {View}
+   * @returns {boolean}
+   */
+  placing() {
+    return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
+  }
+
+  // the relationships a caption should not cross: an overview's lines (super-edges, members' lines to groups) aside
+  /**
+   * @this {View}
+   * @returns {number}
+   */
+  plainEdges() {
+    const at = this.graph.size + ":" + this.ed.size;
+    if (this.plain && this.plain.at === at) return this.plain.n;
+    let n = 0;
+    if (this.graph.size > LIMITS.placedEdges) this.graph.forEachEdge((k) => void (!(this.ed.get(k) || {}).w && n++));
+    else n = this.graph.size;
+    this.plain = { at, n };
+    return n;
+  }
+
+  /**
+   * @this {View}
+   * @returns {Scene}
+   */
+  frameScene() {
+    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer); // asked for only while drawing
+    if (this.scene && this.scene.frame === this.frameNo) return this.scene;
+    /** @type {Scene["pos"]} */
+    const pos = new Map();
+    this.graph.forEachNode((k) => {
+      const d = r.getNodeDisplayData(k);
+      if (!d || d.hidden) return;
+      const p = r.framedGraphToViewport(d);
+      pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
+    });
+    /** @type {Scene["segs"]} */
+    const segs = [];
+    this.graph.forEachEdge((e, a, s, t) => {
+      const p = pos.get(s), q = pos.get(t);
+      // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
+      if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w) segs.push([p.x, p.y, q.x, q.y, s, t]);
+    });
+    const { width, height } = r.getDimensions();
+    /** @type {Scene} */
+    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
+    this.scene = scene;
+    this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
+    return scene;
+  }
+
+  // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is (`overMembers`: a super-node's
+  // caption may cover a drilled group's member dots, which are many and small, but no other disc)
+  /**
+   * @this {View}
+   * @param {Scene} sc
+   * @param {unknown} key
+   * @param {Rect} rc
+   * @param {number} [crossing]
+   * @param {boolean} [overMembers]
+   * @returns {number}
+   */
+  spotCost(sc, key, rc, crossing = 10, overMembers = false) {
+    let cost = 0;
+    if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
+    for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
+    for (const [k, p] of sc.pos) {
+      if (k === key || (overMembers && !(this.nd.get(k) || {}).g)) continue;
+      const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
+      if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
+    }
+    for (const g of sc.segs) if (segRect(g, rc)) cost += crossing;
+    return cost;
+  }
+
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {string} text
+   * @param {number} h
+   * @param {boolean} [group]
+   * @returns {Spot | null}
+   */
+  placeLabel(ctx, d, text, h, group = false) {
+    const sc = this.frameScene();
+    const gap = 3;
+    // below / above are centred on the node but kept inside the canvas
+    const mid = (/** @type {number} */ w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
+    const q = d.size * 0.7; // an overview's group also tries the four corners (its long captions need room)
+    const spots = (/** @type {number} */ w) => [
+      [d.x + d.size + gap, d.y - h / 2, 0], // right
+      [mid(w), d.y + d.size + 2, 1], // below
+      [d.x - d.size - gap - w, d.y - h / 2, 2], // left
+      [mid(w), d.y - d.size - 2 - h, 3], // above
+    ].concat(group ? [[d.x + q + gap, d.y + q, 4], [d.x + q + gap, d.y - q - h, 4], [d.x - q - gap - w, d.y + q, 5], [d.x - q - gap - w, d.y - q - h, 5]] : []);
+    let label = text;
+    for (let round = 0; round < 8; round++) {
+      const w = ctx.measureText(label).width;
+      /** @type {{cost: number, x: number, y: number, rc: Rect, w: number} | null} */
+      let found = null;
+      for (const [x, y, pref] of spots(w)) {
+        /** @type {Rect} */
+        const rc = [x - 1, y, x + w + 1, y + h];
+        // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
+        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10, group) + pref;
+        if (!found || cost < found.cost) found = { cost, x, y, rc, w };
+      }
+      const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // four spots tried
+      // crossing a relationship is tolerable, covering a node or a caption is not
+      const shorter = group ? cutGroup(label) : cutText(label);
+      if (best.cost < 30 || shorter === label) {
+        if (best.cost >= 30) return null;
+        sc.rects.push(best.rc);
+        return { label, x: best.x, y: best.y, w: best.w };
+      }
+      label = shorter;
+    }
+    return null;
+  }
+
+  // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
+  // whole), or null.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   * @returns {(Spot & {rc: Rect}) | null}
+   */
+  fitInside(ctx, d, s) {
+    const room = d.size * 1.7;
+    let label = /** @type {string} */ (d.label); // a group's caption: never empty
+    for (let round = 0; round < 10; round++) {
+      const w = ctx.measureText(label).width;
+      if (w <= room) {
+        const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
+        return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
+      }
+      const shorter = cutGroup(label); // inside a disc the count gives way, the name is never cut
+      if (shorter === label) return null;
+      label = shorter;
+    }
+    return null;
+  }
+
+  // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
+  // any other caption beside its node (placeLabel).
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   * @param {boolean} group
+   * @returns {Spot | null}
+   */
+  placeCaption(ctx, d, s, group) {
+    const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
+    if (!inside) return this.placeLabel(ctx, d, /** @type {string} */ (d.label), s.labelSize + 2, group); // drawLabel: only a caption
+    this.frameScene().rects.push(inside.rc);
+    return inside;
+  }
+
+  // An overview's group captions, placed once a frame before any other, biggest group first: sigma draws
+  // captions in its label grid's order, so a small group's caption could otherwise take the spot beside
+  // a big one and leave the big one shortened ("Person ×3…") or out. {key: spot | null}.
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {SigmaAll} s
+   * @returns {Map<unknown, Spot | null>}
+   */
+  groupSpots(ctx, s) {
+    const sc = this.frameScene();
+    if (sc.groups) return sc.groups;
+    const groups = (sc.groups = new Map());
+    /** @type {LabelData[]} */
+    const list = [];
+    for (const [key, p] of sc.pos) {
+      if (!(this.nd.get(key) || {}).g) continue;
+      const label = /** @type {import("sigma/types").NodeDisplayData} */ (/** @type {import("./spare.js").Renderer} */ (this.renderer).getNodeDisplayData(key)).label;
+      if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
+    }
+    list.sort((a, b) => b.size - a.size);
+    ctx.font = `600 ${s.labelSize}px ${s.labelFont}`; // a group's caption is always drawn (forceLabel): bold
+    for (const g of list) groups.set(g.key, this.placeCaption(ctx, g, s, true));
+    return groups;
+  }
+
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   */
+  drawLabel(ctx, d, s) {
+    if (!d.label) return;
+    const t = this.theme;
+    // captions of highlighted / selected nodes (forced labels) in bold
+    const font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
+    let x, y, label = d.label;
+    ctx.font = font;
+    if (this.renderer && this.placing()) {
+      const groups = this.groupSpots(ctx, s);
+      ctx.font = font;
+      const spot = groups.has(d.key) ? /** @type {Spot | null} */ (groups.get(d.key)) : this.placeCaption(ctx, d, s, false);
+      if (!this.spots) this.spots = new Map();
+      this.spots.set(/** @type {string} */ (d.key), spot);
+      if (!spot) return;
+      label = spot.label;
+      x = spot.x;
+      y = spot.y + s.labelSize - 1;
+    } else {
+      x = this.labelX(ctx, d, ctx.measureText(d.label).width);
+      y = d.y + s.labelSize / 3;
+    }
+    ctx.lineJoin = "round";
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = t.bg;
+    ctx.strokeText(label, x, y);
+    ctx.fillStyle = t.fg;
+    ctx.fillText(label, x, y);
+  }
+
+  /**
+   * @this {View}
+   * @param {CanvasRenderingContext2D} ctx
+   * @param {LabelData} d
+   * @param {SigmaAll} s
+   */
+  drawHover(ctx, d, s) {
+    const t = this.theme;
+    ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
+    const label = d.label || "";
+    const pad = 3;
+    const r = d.size + pad;
+    ctx.fillStyle = t.bg;
+    ctx.strokeStyle = t.muted;
+    ctx.lineWidth = 1;
+    ctx.beginPath();
+    ctx.arc(d.x, d.y, r, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.stroke();
+    if (!label) return;
+    // the full caption, where the drawn caption is (or to the right)
+    const w = ctx.measureText(label).width;
+    const spot = this.spots && this.spots.get(/** @type {string} */ (d.key));
+    let x, top;
+    const bh = s.labelSize + 2 * pad;
+    if (spot) {
+      const side = spot.x >= d.x + d.size ? 0 : spot.x + spot.w <= d.x - d.size ? 2 : 1;
+      const W = this.renderer ? this.renderer.getDimensions().width : 1e9;
+      x = side === 2 ? d.x - d.size - pad - w : side === 0 ? spot.x : Math.max(pad + 1, Math.min(d.x - w / 2, W - w - pad - 1));
+      top = side === 1 ? spot.y - 2 : d.y - bh / 2;
+      if (side === 1 && spot.y < d.y) top = spot.y - pad;
+    } else {
+      x = this.labelX(ctx, d, w);
+      top = d.y - bh / 2;
+    }
+    ctx.fillStyle = t.bg;
+    ctx.fillRect(x - pad, top, w + 2 * pad, bh);
+    ctx.strokeRect(x - pad, top, w + 2 * pad, bh);
+    ctx.fillStyle = t.fg;
+    ctx.fillText(label, x, top + pad + s.labelSize - 2);
+  }
+}
