@@ -31,6 +31,11 @@ def test_an_assigned_view_magic_shows_nothing_and_keeps_its_result(shell, demo):
     assert shell.user_ns["ov"].by == "label"
 
 
+def test_a_view_magic_stored_with_o_shows_nothing_mid_cell_like_an_assignment(shell, demo):
+    models, _ = views_shown(shell, "%gschema --nodes 5 -o small\nprint(small.note())")
+    assert models == [] and isinstance(shell.user_ns["small"], SchemaResult)
+
+
 def test_a_view_magic_last_in_a_cell_is_shown_once_by_ipython(shell, demo):
     models, value = views_shown(shell, "%gschema")
     assert len(models) == 1 and isinstance(value, SchemaResult)

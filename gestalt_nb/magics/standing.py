@@ -6,7 +6,8 @@ that sees the cell after IPython turned each magic line into ``get_ipython().run
 a magic line that is a bare expression statement IPython will not show — any but the cell's last
 statement, and any inside a loop, ``if`` or ``with`` — is wrapped in ``shown(...)``, which displays
 a gestalt-nb result or view and gives ``None`` back (so nothing shows it twice). ``x = %goverview``
-(an assignment) and a cell ending in ``%gschema`` (IPython's own display) are left as they are; a
+(an assignment), ``%gschema -o small`` (the magic's own assignment) and a cell ending in ``%gschema``
+(IPython's own display) are left as they are; a
 magic that returns nothing to show (``%gestalt use``) shows nothing.
 """
 
@@ -34,6 +35,12 @@ def _magic_call(node: ast.AST, names: frozenset[str]) -> bool:
             and bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value in names)
 
 
+def _stored(call: Any) -> bool:
+    """``%gschema -o small``: the magic's own spelling of ``small = %gschema`` (stored, not shown, like an assignment)."""
+    line = call.args[1].value if len(call.args) > 1 and isinstance(call.args[1], ast.Constant) else ""
+    return any(word in ("-o", "--out") or word.startswith("--out=") for word in str(line).split())
+
+
 class ShowWhereItStands(ast.NodeTransformer):
     """Wraps each of gestalt-nb's magic lines IPython would not show in ``shown(...)`` (see the module)."""
 
@@ -49,7 +56,7 @@ class ShowWhereItStands(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node: ast.Expr) -> ast.AST:
-        if not _magic_call(node.value, self.names):
+        if not _magic_call(node.value, self.names) or _stored(node.value):
             return node
         helper = ast.Call(
             func=ast.Attribute(value=ast.Call(func=ast.Name(id="__import__", ctx=ast.Load()),
