@@ -148,7 +148,10 @@ class OverviewResult(Displayable):
                            self._member_names, read)
 
     def _read_nodes(self, numbers: np.ndarray) -> list[dict[str, Any]]:
-        ids = self.compact.ids(numbers)
+        return self._nodes_of(self.compact.ids(numbers))
+
+    def _nodes_of(self, ids: list[str]) -> list[dict[str, Any]]:
+        """The nodes ``ids`` in the adapter's JSON, in that order (an absent one: ``{}``)."""
         found = {raw["id"]: raw for raw in self._live().nodes(ids)}
         return [found.get(node_id, {}) for node_id in ids]
 
@@ -237,10 +240,9 @@ class OverviewResult(Displayable):
         import pandas as pd
 
         numbers = self.member_numbers(group)[: _whole(limit, "limit", 0)]
-        nodes = {raw["id"]: raw for raw in self._live().nodes(self.compact.ids(numbers))}
+        ids = self.compact.ids(numbers)
         rows = []
-        for number, node_id in zip(numbers, self.compact.ids(numbers)):
-            raw = nodes.get(node_id, {})
+        for number, node_id, raw in zip(numbers, ids, self._nodes_of(ids)):
             rows.append({"id": as_loaded(node_id), "labels": list(raw.get("labels") or ()), "degree": int(self.compact.degree[number]),
                          **(raw.get("properties") or {})})
         return pd.DataFrame(rows)
@@ -272,10 +274,10 @@ class OverviewResult(Displayable):
         numbers = [n for members in self._tops.values() for n in members]
         if self.connection is None or self.connection.closed or not numbers:
             return {}
-        found = {raw["id"]: raw for raw in self.connection.nodes(self.compact.ids(numbers))}
+        ids = self.compact.ids(numbers)
         names = {}
-        for number, node_id in zip(numbers, self.compact.ids(numbers)):
-            name = ((found.get(node_id) or {}).get("properties") or {}).get("name")
+        for number, node_id, raw in zip(numbers, ids, self._nodes_of(ids)):
+            name = (raw.get("properties") or {}).get("name")
             names[number] = str(name) if name is not None else str(as_loaded(node_id))
         return names
 
