@@ -101,33 +101,36 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
         notes.append(f"{found:,} communities are more than max_groups ({max_groups:,}): they are grouped into {grouped:,} groups "
                      "of communities (Leiden on the graph of communities); .within(group) shows the communities inside one.")
     names = [f"community {number + 1}" for number in range(int(raw.max(initial=-1)) + 1)]
-    special = _small(compact, raw, names, notes, numbers.size)
+    _small(compact, raw, names, notes, numbers.size)
     if alone.any():
         raw[alone] = len(names)
         names.append("no relationships")
         notes.append(f"{int(alone.sum()):,} nodes have no relationship: they are one group, \"no relationships\".")
     grouping = _numbered(raw, names, kept, max_groups, notes)
-    grouping.names = [name if name.startswith(("other", "no relationships", "small communities")) or name in special
-                      else f"community {number + 1}" for number, name in enumerate(grouping.names)]
+    grouping.names = [name if own_group(name) else f"community {number + 1}" for number, name in enumerate(grouping.names)]
     return grouping
 
 
-def _small(compact: Compact, raw: np.ndarray, names: list[str], notes: list[str], kept: int) -> set[str]:
+def own_group(name: str) -> bool:
+    """A group of our own making, not a community ("no relationships", "small communities", "other"): named by what it is."""
+    return name.startswith(("other", "no relationships", "small communities"))
+
+
+def _small(compact: Compact, raw: np.ndarray, names: list[str], notes: list[str], kept: int) -> None:
     """On a big graph, fold groups of a handful of nodes (mostly tiny components) into one "small communities"
-    group, said in a note that counts what it holds; the special names added."""
+    group, said in a note that counts what it holds."""
     small = max(3, kept // 5000)
     if kept < 1000 or not names:
-        return set()
+        return
     sizes = np.bincount(raw[raw >= 0], minlength=len(names))
     tiny = (sizes > 0) & (sizes < small)
     if tiny.sum() <= 1:
-        return set()
+        return
     chosen = (raw >= 0) & tiny[np.maximum(raw, 0)]
     raw[chosen] = len(names)
     names.append("small communities")
     notes.append(f"{int(tiny.sum()):,} communities of fewer than {small} nodes ({int(chosen.sum()):,} nodes in all, most of them "
                  "small separate parts of the graph) are drawn as one group, \"small communities\".")
-    return {"small communities"}
 
 
 def regions(compact: Compact, raw: np.ndarray, room: int, resolution: float) -> tuple[np.ndarray, int]:

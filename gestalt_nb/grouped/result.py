@@ -21,7 +21,7 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
-from .grouping import STRONGEST, Grouping, dense
+from .grouping import STRONGEST, Grouping, dense, own_group
 from .naming import Naming, name_groups
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ class OverviewResult(Displayable):
 
     def special(self, group: int) -> bool:
         """A group of our own making ("no relationships", "small communities", "other"): named by what it is."""
-        return self.grouping.names[group].startswith(("other", "no relationships", "small communities"))
+        return own_group(self.grouping.names[group])
 
     @cached_property
     def naming(self) -> Naming:
