@@ -4,8 +4,8 @@ A group is grouped again on its own: its members and the relationships among the
 on that (``grouping.by_community``, so a group of many communities is itself grouped in groups of communities),
 within the cell's time and memory budget. The level is kept with its parent, so opening it again reads and
 computes nothing. Its super-nodes' ids start with the parent's id of the group (``group:3/0``), so they never
-meet the parent's; ``opened`` is the level's drawing plus a line from each sub-group to each neighbouring group of
-the parent, for the canvas to draw in the group's place.
+meet the parent's; ``opened`` is the level's drawing plus lines from each sub-group to its three most connected
+groups of the parent, for the canvas to draw in the group's place.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..cypher.budget import run_within
 from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Edge, Subgraph
-from .grouping import STRONGEST, by_community, dense
+from .grouping import STRONGEST, _whole, by_community, dense
 
 if TYPE_CHECKING:
     from .result import OverviewResult
@@ -27,8 +27,7 @@ if TYPE_CHECKING:
 
 def within(result: OverviewResult, group: Any, *, max_groups: int = 100) -> OverviewResult:
     """The communities inside ``group`` of ``result``, one level down (kept: asked again, computed once)."""
-    if isinstance(max_groups, bool) or not isinstance(max_groups, int) or max_groups < 2:
-        raise GestaltError(f"max_groups must be a whole number of at least 2, not {max_groups!r}.")
+    max_groups = _whole(max_groups, "max_groups", 2)
     number = result.group_number(group)
     kept = result.__dict__.setdefault("_levels", {})
     if (number, max_groups) in kept:

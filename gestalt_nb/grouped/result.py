@@ -21,7 +21,7 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
-from .grouping import STRONGEST, Grouping, dense, own_group
+from .grouping import STRONGEST, Grouping, _whole, dense, own_group
 from .naming import Naming, name_groups
 
 if TYPE_CHECKING:
@@ -36,13 +36,6 @@ def _mix(counts: np.ndarray, names: list[str], total: int, most: int = 4) -> str
     parts = [f"{names[i]} {100 * counts[i] / max(total, 1):.0f}%" for i in order]
     rest = int((counts > 0).sum()) - len(order)
     return ", ".join(parts + ([f"{rest} more"] if rest > 0 else []))
-
-
-def _whole(value: Any, name: str, low: int) -> int:
-    """A whole-number argument of at least ``low`` (a float, a bool or text is refused, never coerced)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise GestaltError(f"{name} must be a whole number of at least {low}, not {value!r}.")
-    return int(value)
 
 
 def highest_degree(membership: np.ndarray, degree: np.ndarray, count: int, top: int = TOP_MEMBERS) -> dict[int, list[int]]:
