@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import display
+from .checks import checked
 from .deferred import lazy_module_names
 from .errors import GestaltError, GestaltWarning
 from .options import settings
@@ -35,7 +36,7 @@ _NAMES = {
 
 __all__ = sorted([*_NAMES, "GestaltError", "GestaltWarning", "render", "settings", "load_ipython_extension"], key=str.lower)
 
-__getattr__, __dir__ = lazy_module_names(globals(), _NAMES)
+__getattr__, __dir__ = lazy_module_names(globals(), _NAMES, wrap=checked)  # every public call's arguments checked (checks.py)
 
 if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads on first use
     from .api import (

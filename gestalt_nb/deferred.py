@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 from types import MethodType
 from typing import Any
 
+from .checks import check, checked, kinds, one_line
+
 PACKAGE = __name__.rpartition(".")[0]
 
 
@@ -30,7 +32,8 @@ def load(module: str, name: str) -> Any:
 
 
 class Deferred:
-    """A method that is ``gestalt_nb.<module>.<name>`` (a function whose first parameter is the instance)."""
+    """A method that is ``gestalt_nb.<module>.<name>`` (a function whose first parameter is the instance), its arguments
+    checked against their annotations (``checks.checked``)."""
 
     def __init__(self, module: str, name: str) -> None:
         self.module, self.name = module, name
@@ -39,7 +42,7 @@ class Deferred:
         self.attribute = attribute
 
     def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        function = load(self.module, self.name)
+        function = self.function = getattr(self, "function", None) or checked(load(self.module, self.name))  # checks.py
         return function if instance is None else function.__get__(instance, owner)
 
 
@@ -58,7 +61,15 @@ class HandsKeywordsOn:
         return self if instance is None else MethodType(self, instance)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__wrapped__(*args, **kwargs)
+        for name, parameter in self.__signature__.parameters.items():  # the keywords it hands on, checked as ours are
+            if name in kwargs and (accepted := kinds(parameter.annotation)):
+                check(kwargs[name], name, accepted, f"{self.__name__}: ")
+        try:
+            return self.__wrapped__(*args, **kwargs)
+        except ValueError as exc:
+            if type(exc).__name__ != "ValidationError":  # pydantic's: the keywords a toolkit's model refused
+                raise
+            raise one_line(exc, self.__name__) from None
 
     @functools.cached_property
     def __signature__(self) -> inspect.Signature:
@@ -75,14 +86,16 @@ def hands_keywords_to(module: str, name: str, *, drop: Sequence[str] = ()) -> Ca
     return lambda body: HandsKeywordsOn(body, module, name, drop)
 
 
-def lazy_module_names(namespace: dict[str, Any], table: dict[str, str]):
-    """A module's ``__getattr__`` and ``__dir__`` over ``table`` (public name → module it lives in)."""
+def lazy_module_names(namespace: dict[str, Any], table: dict[str, str], wrap: Callable[[Any], Any] = lambda value: value):
+    """A module's ``__getattr__`` and ``__dir__`` over ``table`` (public name → module it lives in); each function
+    found is handed out as ``wrap(function)`` (the package's: arguments checked, ``checks.checked``)."""
 
     def __getattr__(name: str) -> Any:
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
-        value = namespace[name] = load(module, name)  # cached: the next lookup is a plain global
+        value = load(module, name)
+        value = namespace[name] = wrap(value) if inspect.isfunction(value) else value  # cached: the next lookup is a plain global
         return value
 
     def __dir__() -> list[str]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .checks import checked_methods
+
 #: result type → its view class (or a factory); filled by ``gestalt_nb.views``.
 VIEWS: dict[type, Callable[..., Any]] = {}
 #: Imports the views (set by the package); called once, on the first display.
@@ -46,6 +48,7 @@ def view_for(value: Any, **options: Any) -> Any:
     raise TypeError(f"Nothing to show for a {type(value).__name__}.")
 
 
+@checked_methods
 class Displayable:
     """A result that displays as its view (``.view``, ``.show()``, ``.canvas``, ``.to_html()``).
 

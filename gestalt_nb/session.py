@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .checks import checked_methods
 from .deferred import Deferred, hands_keywords_to
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
 from .graph.ids import resolve, stored
@@ -44,6 +45,7 @@ def parse_size(value: int | str) -> int:
     return parse_bytes(value, "map size", "1GiB, 512MiB or 4294967296", " (the default is 4GiB)")
 
 
+@checked_methods
 @dataclass(eq=False)
 class Connection:
     """One named database, and where it came from.
@@ -182,6 +184,8 @@ class Connection:
         try:
             return GestaltDBRetriever(graph=self.handle, **options)
         except ValueError as exc:
+            if type(exc).__name__ == "ValidationError":  # a keyword its model refused: one line (deferred.HandsKeywordsOn)
+                raise
             raise GestaltError(f"Cannot build the retriever: {exc}") from exc
 
     @hands_keywords_to("memory.store", "GestaltStore", drop=("db",))

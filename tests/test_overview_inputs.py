@@ -23,8 +23,8 @@ def whole(shell, tmp_path):
 
 
 CASES = [
-    ("overview(labels=5)", lambda r: gestalt_nb.overview(labels=5), "labels is a list of label names"),
-    ("overview(types=5)", lambda r: gestalt_nb.overview(types=5), "types is a list of type names"),
+    ("overview(labels=5)", lambda r: gestalt_nb.overview(labels=5), "labels must be a list of text or None, not 5"),
+    ("overview(types=5)", lambda r: gestalt_nb.overview(types=5), "types must be a list of text or None, not 5"),
     ("overview(labels=[''])", lambda r: gestalt_nb.overview(labels=[""]), "labels is a list of label names"),
     ("canvas.drill([0])", lambda r: r.canvas.drill([0]), "A group is its number"),
     ("canvas.drill(1.5)", lambda r: r.canvas.drill(1.5), "A group is its number"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..checks import checked_methods
 from ..errors import GestaltError
 from ..graph.bookkeeping import legend_label, legend_type
 from ..graph.subgraph import Node, Subgraph
@@ -84,6 +85,7 @@ def cut_values(nodes: list[Node], name: str) -> dict[str, Any]:
     return out
 
 
+@checked_methods
 class ViewMethods:
     """Mixed into ``GraphCanvas``: style / layout / filter, each one delta.
 

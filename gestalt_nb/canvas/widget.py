@@ -23,6 +23,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..checks import checked_methods
 from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Subgraph, building
@@ -57,6 +58,7 @@ def _callable(callback: Any, what: str) -> None:
         raise TypeError(f"{what} takes a function, not {type(callback).__name__}.")
 
 
+@checked_methods
 class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     _esm = bundle.LOADER
     _bundle = traitlets.Unicode("").tag(sync=True)

@@ -43,11 +43,10 @@ from gestaltdb.cypher_plan import (
     Unwind,
 )
 
-from ..errors import GestaltError
-from ..options import settings
 from . import untyped
 from .explain_result import QueryPlan, SlowShape
 from .prepare import prepare
+from .prepare import row_limit as rows_asked
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
 from .ast_text import expr, hop_text, node_text, pattern_text, property_equalities, walk
@@ -347,9 +346,7 @@ def explain(
     ``params`` are not needed to plan (they are accepted so a cell's ``-P`` does not have to be
     removed); ``write`` changes nothing here: a write is shown as one, and would still need it.
     """
-    row_limit = settings.row_limit if limit is None else limit
-    if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
-        raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
+    row_limit = rows_asked(limit)
     connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
     rewrite = untyped.explained(connection.db, prepared)

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
+from ..checks import whole
+
 KEEP = 1000
 
 
@@ -48,6 +50,8 @@ def frame(last: int | None = None):
     """The history as a DataFrame, oldest first (the ``last`` N entries when given)."""
     import pandas as pd
 
+    if last is not None:
+        whole(last, "last", 0)
     entries = HISTORY[-last:] if last else HISTORY
     columns = ["at", "alias", "query", "rows", "truncated", "elapsed_ms", "write", "error"]
     return pd.DataFrame([asdict(entry) for entry in entries], columns=columns)

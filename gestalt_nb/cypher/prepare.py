@@ -4,6 +4,7 @@ line, column and what to do."""
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 
 from ..errors import GestaltError, caret_excerpt
+from ..options import settings
 from . import untyped
 from .ast_text import walk
 from .text import bracket_problem, mask, position
@@ -185,6 +187,14 @@ def _located(kind: str, exc: CypherSyntaxError | CypherSemanticError) -> str:
         message, offset = found
         line, column = (exc.line, exc.column) if offset is None else position(exc.source, offset)
     return f"{kind} at line {line}, column {column}: {message}\n{caret_excerpt(exc.source, line, column)}"
+
+
+def row_limit(limit: Any) -> int:
+    """The rows a read may return: ``limit``, else the setting; a whole number of at least 1 (numpy's too)."""
+    chosen = settings.row_limit if limit is None else limit
+    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool) or chosen < 1:
+        raise GestaltError(f"The row limit must be a positive whole number, not {chosen!r}.")
+    return int(chosen)
 
 
 def prepare(query: str, row_limit: int) -> Prepared:

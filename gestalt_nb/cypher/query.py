@@ -32,6 +32,7 @@ from . import reading, untyped
 from .ast_text import walk
 from .budget import Budget, over_budget_up_front, run_within
 from .prepare import Prepared, prepare
+from .prepare import row_limit as prepared_rows
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -115,7 +116,7 @@ def run(
     it. ``budget`` passes both at once (agent tools do).
     """
     _check_write_flag(write)
-    row_limit = _row_limit(limit)
+    row_limit = prepared_rows(limit)
     params = dict(params or {})
     budget = budget or cell_budget(timeout, memory_limit)
     connection.db  # noqa: B018 - reading it fails clearly when the connection or its graph is closed
@@ -202,13 +203,6 @@ def _id_notes(rewritten: list[Any], found: bool) -> list[str]:
         f"Integer id {listing(rewritten, 5)} matched as stored ('{ids.PREFIX}{rewritten[0]}'); the query that ran is in Info."
         + (" No node has that integer id; if the ids are text, quote them: {id: '0'}." if not found else "")
     ]
-
-
-def _row_limit(limit: Any) -> int:
-    row_limit = settings.row_limit if limit is None else limit
-    if not isinstance(row_limit, int) or isinstance(row_limit, bool) or row_limit < 1:
-        raise GestaltError(f"The row limit must be a positive whole number, not {row_limit!r}.")
-    return row_limit
 
 
 def _check_write_flag(write: Any) -> None:

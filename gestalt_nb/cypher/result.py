@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..checks import checked_methods
 from ..display import Displayable
 from ..graph import values
 from ..graph.convert import AsGraph
@@ -30,6 +31,7 @@ class _Records:
         result.__dict__["rows"] = value if isinstance(value, Rows) else Rows.from_json(value)
 
 
+@checked_methods
 @dataclass(eq=False)
 class QueryResult(Displayable, AsGraph):
     """Records in the adapter's JSON form (column → value), bounded by ``row_limit``.

@@ -111,13 +111,6 @@ def by_community(compact: Compact, *, resolution: float = 1.0, max_groups: int =
     return grouping
 
 
-def _whole(value: Any, name: str, low: int) -> int:
-    """A whole-number argument of at least ``low`` (a float, a bool or text is refused, never coerced)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
-        raise GestaltError(f"{name} must be a whole number of at least {low}, not {value!r}.")
-    return int(value)
-
-
 def own_group(name: str) -> bool:
     """A group of our own making, not a community ("no relationships", "small communities", "other"): named by what it is."""
     return name.startswith(("other", "no relationships", "small communities"))

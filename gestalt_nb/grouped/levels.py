@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..checks import whole
 from ..cypher.budget import run_within
 from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Edge, Subgraph
-from .grouping import STRONGEST, _whole, by_community, dense
+from .grouping import STRONGEST, by_community, dense
 
 if TYPE_CHECKING:
     from .result import OverviewResult
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 def within(result: OverviewResult, group: Any, *, max_groups: int = 100) -> OverviewResult:
     """The communities inside ``group`` of ``result``, one level down (kept: asked again, computed once)."""
-    max_groups = _whole(max_groups, "max_groups", 2)
+    max_groups = whole(max_groups, "max_groups", 2)
     number = result.group_number(group)
     kept = result.__dict__.setdefault("_levels", {})
     if (number, max_groups) in kept:

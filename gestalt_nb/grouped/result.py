@@ -16,12 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..checks import checked_methods, whole
 from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from .compact import Compact
-from .grouping import STRONGEST, Grouping, _whole, dense, own_group
+from .grouping import STRONGEST, Grouping, dense, own_group
 from .naming import Naming, name_groups
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ def highest_degree(membership: np.ndarray, degree: np.ndarray, count: int, top: 
     return {g: [int(n) for n in order[start:start + top] if membership[n] == g] for g, start in enumerate(starts)}
 
 
+@checked_methods
 @dataclass(eq=False)
 class OverviewResult(Displayable):
     """The whole graph (or the part with the given labels and types) in groups; displays as a drawing of them."""
@@ -232,7 +234,7 @@ class OverviewResult(Displayable):
         """A group's members, highest degree first: id, labels, degree and their properties (at most ``limit``)."""
         import pandas as pd
 
-        numbers = self.member_numbers(group)[: _whole(limit, "limit", 0)]
+        numbers = self.member_numbers(group)[: whole(limit, "limit", 0)]
         ids = self.compact.ids(numbers)
         rows = []
         for number, node_id, raw in zip(numbers, ids, self._nodes_of(ids)):
@@ -330,7 +332,7 @@ class OverviewResult(Displayable):
         """A group's members ``offset .. offset+max_nodes`` (highest degree first), their relationships to each
         other (read from the database), one super-edge to each neighbouring group, and the rest as one "N more" node."""
         number = self.group_number(group)
-        offset, max_nodes = _whole(offset, "offset", 0), _whole(max_nodes, "max_nodes", 1)
+        offset, max_nodes = whole(offset, "offset", 0), whole(max_nodes, "max_nodes", 1)
         connection = self._live()
         members = self.member_numbers(number)
         chosen = members[offset: offset + max_nodes]
