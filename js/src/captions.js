@@ -20,9 +20,12 @@ import { ViewState } from "./state.js";
  * @property {number} width
  * @property {number} height
  * @property {number} inView  drawn nodes inside the canvas
- * @property {{grid: SpotGrid, keys: string[]}} [index]  a zoomed-in layered drawing's nodes (numbered) and relationships by cell
+ * @property {boolean} [cull]  a layered drawing: only what lies near the canvas is kept, looked up by cell (index)
+ * @property {{grid: SpotGrid, keys: string[]}} [index]  its nodes (numbered) and relationships by cell, made when first asked
  * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
  */
+
+const NEAR = 60; // px around the canvas whose nodes and relationships a zoomed-in layered drawing's captions heed
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
 /** @param {string} label */
@@ -72,13 +75,28 @@ function cutGroup(label) {
  * @returns {{nodes: Iterable<[string, {x: number, y: number, r: number}]>, segs: Scene["segs"]}}
  */
 function nearby(sc, rc) {
-  const ix = sc.index;
-  if (!ix) return { nodes: sc.pos, segs: sc.segs };
+  if (!sc.cull) return { nodes: sc.pos, segs: sc.segs };
+  const ix = sc.index || (sc.index = indexOf(sc));
   const n = ix.keys.length, found = ix.grid.near(rc, n + sc.segs.length, n);
   return {
     nodes: found.nodes.map((i) => /** @type {[string, {x: number, y: number, r: number}]} */ ([ix.keys[i], sc.pos.get(ix.keys[i])])),
     segs: found.segs.map((i) => sc.segs[i]),
   };
+}
+
+// A scene's nodes and relationships by cell of the canvas.
+/**
+ * @param {Scene} sc
+ * @returns {{grid: SpotGrid, keys: string[]}}
+ */
+function indexOf(sc) {
+  const grid = new SpotGrid(sc.width, sc.height, NEAR), keys = [...sc.pos.keys()];
+  keys.forEach((k, i) => {
+    const p = /** @type {{x: number, y: number, r: number}} */ (sc.pos.get(k));
+    grid.addNode(i, p.x, p.y, p.r);
+  });
+  sc.segs.forEach((g, i) => grid.addSeg(i, g[0], g[1], g[2], g[3]));
+  return { grid, keys };
 }
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
@@ -134,7 +152,7 @@ export class CaptionMethods extends ViewState {
     if (this.zoomGrow > 1 && this.renderer) {
       // a layered drawing held below its nodes' own size: as many as are in view (fewer as you zoom in)
       const sc = this.frameScene();
-      return sc.inView <= LIMITS.placedLabels && sc.segs.length <= LIMITS.placedEdges;
+      return sc.inView <= LIMITS.placedInView && sc.segs.length <= LIMITS.placedEdges;
     }
     return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
   }
@@ -172,29 +190,23 @@ export class CaptionMethods extends ViewState {
       pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
       if (p.x >= 0 && p.y >= 0 && p.x <= width && p.y <= height) inView++;
     });
-    // a layered drawing zoomed in: only what lies near the canvas can meet a caption in it
-    const m = 60, cull = this.zoomGrow > 1;
+    // a layered drawing: only what lies near the canvas can meet a caption in it, and with too many nodes in view
+    // no caption is placed (placing): no relationship is looked at
+    const m = NEAR, cull = this.zoomGrow > 1;
     /** @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1 */
     const near = (x0, y0, x1, y1) => !cull || (Math.max(x0, x1) >= -m && Math.min(x0, x1) <= width + m && Math.max(y0, y1) >= -m && Math.min(y0, y1) <= height + m);
     /** @type {Scene["segs"]} */
     const segs = [];
-    this.graph.forEachEdge((e, a, s, t) => {
-      const p = pos.get(s), q = pos.get(t);
-      // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
-      if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w && near(p.x, p.y, q.x, q.y)) segs.push([p.x, p.y, q.x, q.y, s, t]);
-    });
-    /** @type {Scene} */
-    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height, inView };
-    if (cull) {
-      for (const [k, p] of pos) if (!near(p.x, p.y, p.x, p.y)) pos.delete(k);
-      const grid = new SpotGrid(width, height, m), keys = [...pos.keys()];
-      keys.forEach((k, i) => {
-        const p = /** @type {{x: number, y: number, r: number}} */ (pos.get(k));
-        grid.addNode(i, p.x, p.y, p.r);
+    if (!cull || inView <= LIMITS.placedInView) {
+      this.graph.forEachEdge((e, a, s, t) => {
+        const p = pos.get(s), q = pos.get(t);
+        // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
+        if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w && near(p.x, p.y, q.x, q.y)) segs.push([p.x, p.y, q.x, q.y, s, t]);
       });
-      segs.forEach((g, i) => grid.addSeg(i, g[0], g[1], g[2], g[3]));
-      scene.index = { grid, keys };
     }
+    if (cull) for (const [k, p] of pos) if (!near(p.x, p.y, p.x, p.y)) pos.delete(k);
+    /** @type {Scene} */
+    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height, inView, cull };
     this.scene = scene;
     this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
     return scene;
@@ -214,7 +226,7 @@ export class CaptionMethods extends ViewState {
   spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
     // with an index (a zoomed-in layered drawing, many spots tried) counting stops where the spot is out anyway
-    const out = sc.index ? 30 : Infinity;
+    const out = sc.cull ? 30 : Infinity;
     if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
     for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
     if (cost >= out) return cost;

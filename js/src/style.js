@@ -36,6 +36,7 @@ export const LIMITS = {
   forcedLabels: 60, // highlighted nodes whose captions are always drawn
   placedLabels: 400, // captions placed around their node (free side, no overlap) up to this many nodes
   placedEdges: 1500, // ... and this many edges
+  placedInView: 250, // captions placed on a zoomed-in layered drawing once this many nodes or fewer are in view
 };
 
 
@@ -313,7 +314,7 @@ export class StyleMethods extends ViewState {
       return {
         zoomToSizeRatioFunction: (ratio) => (ratio * grow >= 1 ? ratio : Math.sqrt(Math.sqrt(ratio * grow)) / grow),
         minEdgeThickness: 1,
-        labelDensity: 1e6,
+        labelDensity: 10, // candidates per 100 px of the full view: 10 times the zoom squared (all, once few are in view)
         labelGridCellSize: 100,
         labelRenderedSizeThreshold: 0,
       };
