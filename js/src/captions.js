@@ -2,6 +2,7 @@
 // no other node and no caption already drawn in this frame (shortened to fit, or left out); an overview's big discs
 // take theirs inside. And the caption drawn on hover.
 import { LIMITS } from "./style.js";
+import { SpotGrid } from "./spotgrid.js";
 import { ViewState } from "./state.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -18,8 +19,13 @@ import { ViewState } from "./state.js";
  * @property {Rect[]} rects  captions placed so far
  * @property {number} width
  * @property {number} height
+ * @property {number} inView  drawn nodes inside the canvas
+ * @property {boolean} [cull]  a layered drawing: only what lies near the canvas is kept, looked up by cell (index)
+ * @property {{grid: SpotGrid, keys: string[]}} [index]  its nodes (numbered) and relationships by cell, made when first asked
  * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
  */
+
+const NEAR = 60; // px around the canvas whose nodes and relationships a zoomed-in layered drawing's captions heed
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
 /** @param {string} label */
@@ -60,6 +66,37 @@ function cutGroup(label) {
   if (list.length > 1) return list.slice(0, -1).join(", ") + "…";
   const share = /^(.+) \d+%$/.exec(label);
   return share ? share[1] : label;
+}
+
+// The nodes and relationships a caption box might meet: those in its cells where the scene has an index, else all.
+/**
+ * @param {Scene} sc
+ * @param {Rect} rc
+ * @returns {{nodes: Iterable<[string, {x: number, y: number, r: number}]>, segs: Scene["segs"]}}
+ */
+function nearby(sc, rc) {
+  if (!sc.cull) return { nodes: sc.pos, segs: sc.segs };
+  const ix = sc.index || (sc.index = indexOf(sc));
+  const n = ix.keys.length, found = ix.grid.near(rc, n + sc.segs.length, n);
+  return {
+    nodes: found.nodes.map((i) => /** @type {[string, {x: number, y: number, r: number}]} */ ([ix.keys[i], sc.pos.get(ix.keys[i])])),
+    segs: found.segs.map((i) => sc.segs[i]),
+  };
+}
+
+// A scene's nodes and relationships by cell of the canvas.
+/**
+ * @param {Scene} sc
+ * @returns {{grid: SpotGrid, keys: string[]}}
+ */
+function indexOf(sc) {
+  const grid = new SpotGrid(sc.width, sc.height, NEAR), keys = [...sc.pos.keys()];
+  keys.forEach((k, i) => {
+    const p = /** @type {{x: number, y: number, r: number}} */ (sc.pos.get(k));
+    grid.addNode(i, p.x, p.y, p.r);
+  });
+  sc.segs.forEach((g, i) => grid.addSeg(i, g[0], g[1], g[2], g[3]));
+  return { grid, keys };
 }
 
 // does segment g = [x1, y1, x2, y2] cross rectangle rc = [x0, y0, x1, y1]?
@@ -112,6 +149,11 @@ export class CaptionMethods extends ViewState {
    * @returns {boolean}
    */
   placing() {
+    if (this.zoomGrow > 1 && this.renderer) {
+      // a layered drawing held below its nodes' own size: as many as are in view (fewer as you zoom in)
+      const sc = this.frameScene();
+      return sc.inView <= LIMITS.placedInView && sc.segs.length <= LIMITS.placedEdges;
+    }
     return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
   }
 
@@ -137,24 +179,34 @@ export class CaptionMethods extends ViewState {
   frameScene() {
     const r = /** @type {import("./spare.js").Renderer} */ (this.renderer); // asked for only while drawing
     if (this.scene && this.scene.frame === this.frameNo) return this.scene;
+    const { width, height } = r.getDimensions();
     /** @type {Scene["pos"]} */
     const pos = new Map();
+    let inView = 0;
     this.graph.forEachNode((k) => {
       const d = r.getNodeDisplayData(k);
       if (!d || d.hidden) return;
       const p = r.framedGraphToViewport(d);
       pos.set(k, { x: p.x, y: p.y, r: r.scaleSize(d.size) });
+      if (p.x >= 0 && p.y >= 0 && p.x <= width && p.y <= height) inView++;
     });
+    // a layered drawing: only what lies near the canvas can meet a caption in it, and with too many nodes in view
+    // no caption is placed (placing): no relationship is looked at
+    const m = NEAR, cull = this.zoomGrow > 1;
+    /** @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1 */
+    const near = (x0, y0, x1, y1) => !cull || (Math.max(x0, x1) >= -m && Math.min(x0, x1) <= width + m && Math.max(y0, y1) >= -m && Math.min(y0, y1) <= height + m);
     /** @type {Scene["segs"]} */
     const segs = [];
-    this.graph.forEachEdge((e, a, s, t) => {
-      const p = pos.get(s), q = pos.get(t);
-      // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
-      if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w) segs.push([p.x, p.y, q.x, q.y, s, t]);
-    });
-    const { width, height } = r.getDimensions();
+    if (!cull || inView <= LIMITS.placedInView) {
+      this.graph.forEachEdge((e, a, s, t) => {
+        const p = pos.get(s), q = pos.get(t);
+        // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
+        if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w && near(p.x, p.y, q.x, q.y)) segs.push([p.x, p.y, q.x, q.y, s, t]);
+      });
+    }
+    if (cull) for (const [k, p] of pos) if (!near(p.x, p.y, p.x, p.y)) pos.delete(k);
     /** @type {Scene} */
-    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height };
+    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height, inView, cull };
     this.scene = scene;
     this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
     return scene;
@@ -173,14 +225,18 @@ export class CaptionMethods extends ViewState {
    */
   spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
+    // with an index (a zoomed-in layered drawing, many spots tried) counting stops where the spot is out anyway
+    const out = sc.cull ? 30 : Infinity;
     if (rc[0] < 1 || rc[1] < 1 || rc[2] > sc.width - 1 || rc[3] > sc.height - 1) cost += 60;
     for (const q of sc.rects) if (rc[0] < q[2] && rc[2] > q[0] && rc[1] < q[3] && rc[3] > q[1]) cost += 30;
-    for (const [k, p] of sc.pos) {
+    if (cost >= out) return cost;
+    const near = nearby(sc, rc);
+    for (const [k, p] of near.nodes) {
       if (k === key || (overMembers && !(this.nd.get(k) || {}).g)) continue;
       const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
-      if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2) cost += 30;
+      if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2 && (cost += 30) >= out) return cost;
     }
-    for (const g of sc.segs) if (segRect(g, rc)) cost += crossing;
+    for (const g of near.segs) if (segRect(g, rc)) cost += crossing;
     return cost;
   }
 
@@ -214,12 +270,14 @@ export class CaptionMethods extends ViewState {
         /** @type {Rect} */
         const rc = [x - 1, y, x + w + 1, y + h];
         // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
-        const cost = this.spotCost(sc, d.key, rc, group ? 0 : 10, group) + pref;
+        // a layered drawing's lines run everywhere once zoomed in: crossing them only makes a spot less good there
+        const cost = this.spotCost(sc, d.key, rc, group ? 0 : this.zoomGrow > 1 ? 1 : 10, group) + pref;
         if (!found || cost < found.cost) found = { cost, x, y, rc, w };
       }
       const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // four spots tried
       // crossing a relationship is tolerable, covering a node or a caption is not
-      const shorter = group ? cutGroup(label) : cutText(label);
+      // (a layered drawing's caption is shortened once at most: zoomed in further it finds room whole)
+      const shorter = group ? cutGroup(label) : round && this.zoomGrow > 1 ? label : cutText(label);
       if (best.cost < 30 || shorter === label) {
         if (best.cost >= 30) return null;
         sc.rects.push(best.rc);
@@ -311,6 +369,10 @@ export class CaptionMethods extends ViewState {
     const font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     let x, y, label = d.label;
     ctx.font = font;
+    if (this.zoomGrow > 1 && !d.forceLabel && this.renderer) {
+      const { width, height } = this.renderer.getDimensions();
+      if (d.x < 0 || d.y < 0 || d.x > width || d.y > height) return; // zoomed into a layered drawing: no caption without its node
+    }
     if (this.renderer && this.placing()) {
       const groups = this.groupSpots(ctx, s);
       ctx.font = font;
@@ -321,6 +383,8 @@ export class CaptionMethods extends ViewState {
       label = spot.label;
       x = spot.x;
       y = spot.y + s.labelSize - 1;
+    } else if (this.zoomGrow > 1 && !d.forceLabel) {
+      return; // a layered drawing with more nodes in view than captions are placed among: they come as you zoom in
     } else {
       x = this.labelX(ctx, d, ctx.measureText(d.label).width);
       y = d.y + s.labelSize / 3;

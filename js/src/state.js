@@ -83,6 +83,7 @@
  * @property {number} edgeSize
  * @property {boolean} edgeLabels  relationship types drawn on the edges
  * @property {number | null | undefined} sizeCap  a computed layout's room per node (px)
+ * @property {number} zoomGrow  how far a layered drawing's nodes are held below their own size at full view (1: not)
  * @property {string[]} labelColors  by label position
  * @property {Map<string, import("./captions.js").Spot | null> | undefined} spots  where each caption was drawn
  * @property {Map<string, {k: number, n: number}> | undefined} slots

@@ -36,6 +36,7 @@ export const LIMITS = {
   forcedLabels: 60, // highlighted nodes whose captions are always drawn
   placedLabels: 400, // captions placed around their node (free side, no overlap) up to this many nodes
   placedEdges: 1500, // ... and this many edges
+  placedInView: 250, // captions placed on a zoomed-in layered drawing once this many nodes or fewer are in view
 };
 
 
@@ -99,7 +100,8 @@ export class StyleMethods extends ViewState {
       a.ringColor = sel ? t.select : hl ? t.ring : t.pin;
       a.ringSize = strong ? 0.24 : 0.14;
       a.gapColor = t.bg;
-      a.size = Math.max(a.size * (strong ? 1.45 : 1.15), strong ? 7.5 : 4);
+      // (a layered drawing's nodes grow with the zoom: their floor is smaller at full view, as big once zoomed)
+      a.size = Math.max(a.size * (strong ? 1.45 : 1.15), (strong ? 7.5 : 4) / Math.sqrt(this.zoomGrow || 1));
       a.zIndex = 1;
     } else {
       delete a.type;
@@ -135,6 +137,8 @@ export class StyleMethods extends ViewState {
       a.size = this.edgeSize;
       delete a.type;
     }
+    // a layered drawing's lines grow with the zoom as its nodes do (zoomSettings): their own width once zoomed that far
+    if (this.zoomGrow > 1) a.size /= sel || hl ? Math.sqrt(this.zoomGrow) : this.zoomGrow;
     if (d.w) this.styleSuperEdge(key, d.w, a, Boolean(sel || hl));
     else delete a.zIndex;
     // an overview's super-edge stands for relationships both ways and of mixed types: a band, no arrow
@@ -281,9 +285,7 @@ export class StyleMethods extends ViewState {
       edgeLabelFont: font,
       edgeLabelSize: 11,
       edgeLabelColor: { color: t.muted },
-      labelDensity: N <= 300 ? 1 : 0.6,
-      labelGridCellSize: N <= 300 ? 60 : 100,
-      labelRenderedSizeThreshold: N <= 300 ? 0 : this.baseSize * 1.45,
+      ...this.zoomSettings(),
       stagePadding: 24,
       zIndex: N <= 5000,
       minCameraRatio: 0.01,
@@ -294,6 +296,37 @@ export class StyleMethods extends ViewState {
     };
   }
 
+
+  // How sizes and captions follow the zoom. Sigma's own way: every size grows with the square root of the zoom, and
+  // captions go to nodes drawn big enough, a few per cell of its label grid. A layered drawing whose nodes are held
+  // below their own size by the room between its slots (fitSizes: zoomGrow, how far below) zooms like a picture:
+  // nodes and lines grow as the room does until the nodes reach their own size, then only with the zoom's fourth
+  // root (the room goes to captions); its lines may be thinner than sigma's 1.7 px floor (1 px at full view, their own
+  // width once zoomed that far); and every node is offered a caption, placed among the nodes in view where it finds
+  // room (captions.js).
+  /**
+   * @this {View}
+   * @returns {import("./spare.js").SigmaSettings}
+   */
+  zoomSettings() {
+    const N = this.graph.order, grow = this.zoomGrow || 1;
+    if (grow > 1) {
+      return {
+        zoomToSizeRatioFunction: (ratio) => (ratio * grow >= 1 ? ratio : Math.sqrt(Math.sqrt(ratio * grow)) / grow),
+        minEdgeThickness: 1,
+        labelDensity: 10, // candidates per 100 px of the full view: 10 times the zoom squared (all, once few are in view)
+        labelGridCellSize: 100,
+        labelRenderedSizeThreshold: 0,
+      };
+    }
+    return {
+      zoomToSizeRatioFunction: Math.sqrt,
+      minEdgeThickness: 1.7,
+      labelDensity: N <= 300 ? 1 : 0.6,
+      labelGridCellSize: N <= 300 ? 60 : 100,
+      labelRenderedSizeThreshold: N <= 300 ? 0 : this.baseSize * 1.45,
+    };
+  }
 
   /** @this {View} */
   updateLabelColors() {

@@ -150,7 +150,10 @@ export class CanvasView extends ViewState {
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
     else if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
-    else startPositions(graph);
+    else {
+      this.fitSizes(null); // no room per node kept from a computed layout drawn before
+      startPositions(graph);
+    }
     const enc = this.encode();
     this.countHighlights();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);

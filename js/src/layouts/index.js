@@ -124,11 +124,18 @@ export class LayoutMethods extends ViewState {
     this.sizeCap = null;
     if (spacing && b.clientWidth && b.clientHeight) {
       const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
-      this.sizeCap = Math.max(1.2, 0.36 * px);
+      this.sizeCap = Math.max(1.2, 0.42 * px);
     }
-    if (before === this.sizeCap) return;
-    if (this.renderer) this.restyleAll();
-    else this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
+    // nodes held below their own size grow with the zoom until they reach it (zoomSettings)
+    this.zoomGrow = this.sizeCap ? Math.max(1, (this.baseSize * 1.3) / this.sizeCap) : 1;
+    if (before === this.sizeCap || (!before && !this.sizeCap)) return;
+    if (this.renderer) {
+      this.renderer.setSettings(this.zoomSettings());
+      this.restyleAll();
+    } else {
+      this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
+      this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a)); // lines follow zoomGrow
+    }
   }
 
   /**
