@@ -15,6 +15,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
@@ -25,7 +26,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: What each annotation accepts, in words for the error line.
 WORDS = {"int": "a whole number", "float": "a number", "bool": "True or False", "str": "text", "list[str]": "a list of text",
-         "dict": "a dict", "None": "None"}
+         "dict": "a dict", "None": "None", "path": "a path"}
 
 
 def _bool(value: Any) -> bool:
@@ -49,6 +50,7 @@ ACCEPTS: dict[str, Callable[[Any], bool]] = {
     "list[str]": lambda value: isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value),
     "dict": lambda value: isinstance(value, Mapping),
     "None": lambda value: value is None,
+    "path": lambda value: isinstance(value, os.PathLike),
 }
 
 
@@ -84,7 +86,8 @@ def whole(value: Any, name: str, low: int = 0) -> int:
 def checked(function: F) -> F:
     """``function`` with its arguments checked against their annotations first (see the module's docstring)."""
     signature = inspect.signature(function)
-    rules = {name: found for name, parameter in signature.parameters.items() if (found := kinds(parameter.annotation))}
+    rules = {name: found + ("path",) * (name == "path" and "str" in found)  # a path: text or a pathlib.Path
+             for name, parameter in signature.parameters.items() if (found := kinds(parameter.annotation))}
     if not rules:
         return function
     where = f"{function.__name__}: "

@@ -134,8 +134,9 @@ def test_the_adapters_keyword_checks_are_one_line_too(instances, call, says):
     assert "\n" not in str(refused.value)
 
 
-def test_good_values_still_pass_and_are_not_coerced(instances):
+def test_good_values_still_pass_and_are_not_coerced(instances, tmp_path):
     connection = instances["Connection"]
+    assert gestalt_nb.create(tmp_path / "made", alias="made").path == tmp_path / "made"  # a path: text or a pathlib.Path
     import numpy as np
 
     assert len(connection.run("MATCH (n) RETURN n", limit=np.int64(2)).records) == 2  # numpy's whole numbers are whole numbers
