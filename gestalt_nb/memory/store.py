@@ -49,6 +49,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("gestalt_nb.memory needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
 
+from ..engine.store import store_path
 from ..errors import GestaltError, map_full, storage_problem
 from ..feed.changes import publish_for
 from ..graph import names
@@ -324,7 +325,7 @@ class GestaltStore(Reads, Writes, BaseStore):
         full = map_full(exc, "batch")
         if full is not None:
             return full
-        path = getattr(self._db(), "_store_path", None)  # a full disk, an unwritable or read-only database: as loads say it
+        path = store_path(self._db())  # a full disk, an unwritable or read-only database: as loads say it
         storage = storage_problem(exc, path, "write the memory batch", read_only=getattr(self._source, "read_only", False)) if path else None
         if storage is not None:
             return GestaltError(storage)
