@@ -26,11 +26,12 @@ _CHECKED: list[bool] = []
 
 def index_prefix(name: str, parts: list[bytes]) -> bytes:
     """The key prefix of GestaltDB's index ``name`` (``"node_label"``, ``"edge_type"``, …) over ``parts`` (none: the whole index)."""
-    prefix = _PREFIXES.get((name, *parts))
+    key = (name, *parts)
+    prefix = _PREFIXES.get(key)
     if prefix is None:
         from gestaltdb.kvstores import _index_prefix  # deferred: start-up time (the engine loads on first use)
 
-        prefix = _PREFIXES[(name, *parts)] = _index_prefix(name, parts)
+        prefix = _PREFIXES[key] = _index_prefix(name, parts)
     return prefix
 
 

@@ -281,8 +281,8 @@ class GestaltStore(Reads, Writes, BaseStore):
             refresh: dict[str, float] = {}
             outcomes.append([None if type(op) is PutOp else self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
             self._refresh(tx, refresh, batch)
-            for place, op in call.puts.items():
-                self._put(tx, *place, op, call.vectors.get(place), batch, pending, call.texts.get(place))
+            for (namespace, key), op in call.puts.items():
+                self._put(tx, namespace, key, op, call.vectors.get((namespace, key)), batch, pending, call.texts.get((namespace, key)))
         pending.flush()
         self._prune(tx, batch)
         self._pending_vectors = (batch.vectors, write_id(tx))
