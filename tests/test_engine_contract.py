@@ -1,4 +1,4 @@
-"""The contract with the engine: every private part of GestaltDB and LMDB that gestalt-nb uses (all in
+"""The contract with the engine: every private part of GestaltDB, LMDB and the LangChain adapter that gestalt-nb uses (all in
 gestalt_nb/engine/) still works as used, on the installed versions — and nothing outside gestalt_nb/engine/ uses one.
 
 Each test checks one part on a real database and fails with one line naming the installed version and the supported
@@ -181,6 +181,27 @@ def test_opening_read_only(db, tmp_path):
         opened.close()
 
 
+def test_the_adapters_own_functions():
+    from gestalt_nb.engine import adapter
+
+    with contract("langchain-gestaltdb", "_serialization.normalize, _schema._type_name or _ingestion.entity_id / _digest changed"):
+        assert adapter.normalize(Node("n", labels=["L"], properties={"k": 1}), _depth=0) == {"id": "n", "properties": {"k": 1}, "labels": ["L"]}
+        assert [adapter.type_name(value) for value in (1, "a", 1.5, [1], True)] == ["integer", "string", "float", "list", "boolean"]
+        assert (adapter.entity_id("x"), adapter.entity_id(2)) == ("x", "__lc_int__:2")
+        assert re.fullmatch(r"[0-9a-f]{64}", adapter.digest(["a", 1])) and adapter.digest(["a", 1]) == adapter.digest(["a", 1])
+
+
+def test_the_adapters_claim_versions(db):
+    from gestalt_nb.engine import adapter
+
+    with contract("langchain-gestaltdb", "claims._serialize_claim_version changed"):
+        made = db.assert_claim(subject="eva", predicate="WORKS_FOR", object="acme", polarity="positive", agent="me",
+                               valid_from="2025-01-01T00:00:00Z")
+        (version,) = db.iter_claim_versions(made.logical_id)
+        row = adapter.claim_version(version)
+        assert row["version_id"] == made.version_id and row["operation"] == "assert" and "system_time" in row
+
+
 # -- the door is the only one ----------------------------------------------------------------------------------------
 def _named_attribute(call: ast.Call) -> str:
     """The attribute a ``getattr``/``hasattr``/``attrgetter`` call names ("" for any other call)."""
@@ -199,7 +220,7 @@ def _private_names_used_in_engine() -> set[str]:
                 found.add(node.attr)
             elif isinstance(node, ast.Call) and _named_attribute(node).startswith("_"):
                 found.add(_named_attribute(node))
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("gestaltdb", "lmdb")):
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("gestaltdb", "lmdb", "langchain_gestaltdb")):
                 found |= {alias.name for alias in node.names if alias.name.startswith("_")}
     return found
 
@@ -214,7 +235,7 @@ def test_nothing_outside_the_engine_folder_uses_the_engines_private_parts():
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             where = f"gestalt_nb/{relative}:{getattr(node, 'lineno', 0)}"
-            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("gestaltdb", "lmdb"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("gestaltdb", "lmdb", "langchain_gestaltdb"):
                 private = [alias.name for alias in node.names if alias.name.startswith("_")]
                 if private or any(part.startswith("_") for part in node.module.split(".")):
                     found.append(f"{where} imports {node.module}: {private or '(a private module)'}")

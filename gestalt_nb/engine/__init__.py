@@ -1,4 +1,4 @@
-"""The engine behind one door: every part of GestaltDB and LMDB that gestalt-nb uses beyond their public API.
+"""The engine behind one door: every part of GestaltDB, LMDB and the LangChain adapter that gestalt-nb uses beyond their public API.
 
 A GestaltDB upgrade is checked here and in ``tests/test_engine_contract.py`` (one contract per part, each failing
 with a line naming the installed version and the range below); no module outside this folder reads a private
@@ -13,10 +13,11 @@ attribute of an engine object, imports a private name of GestaltDB or spells Ges
 - ``records``: records written straight into LMDB as GestaltDB writes them (nodes, edges, index entries, typed
   adjacency), and its own index upkeep for one node (``_put_node_indexes``, ``_delete_node_indexes``);
 - ``pages``: LMDB's page format (a table's records read from the data file with numpy);
-- ``readonly``: ``GraphDB.open`` through LMDB's ``readonly=True`` (``_backend_class``, ``_initialize_database_id``).
+- ``readonly``: ``GraphDB.open`` through LMDB's ``readonly=True`` (``_backend_class``, ``_initialize_database_id``);
+- ``adapter``: four functions of the LangChain adapter's private modules (its JSON form of values, type names, ids).
 
 The versions these are written against are ``SUPPORTED``, the same ranges as ``pyproject.toml``'s dependencies.
-This package imports neither engine at import time (``%load_ext`` stays light).
+This package imports none of them at import time (``%load_ext`` stays light); ``adapter`` imports the adapter when it is imported.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from importlib import metadata
 __all__ = ["SUPPORTED", "installed", "mismatch"]
 
 #: The ranges gestalt-nb's use of the engine's private parts is written and checked against (as in pyproject.toml).
-SUPPORTED = {"gestaltdb": ">=0.12.1,<0.13", "lmdb": ">=3.0,<4"}
+SUPPORTED = {"gestaltdb": ">=0.12.1,<0.13", "lmdb": ">=3.0,<4", "langchain-gestaltdb": ">=0.1.1,<0.2"}
 
 
 def installed(package: str) -> str:
