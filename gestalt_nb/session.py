@@ -420,16 +420,13 @@ class Registry:
         elif isinstance(value, GraphDB):
             graph = GestaltDBGraph(value, owns_graph=False)
         else:
-            raise GestaltError(
-                f"Cannot use a {type(value).__name__}; pass a GestaltDBGraph or gestaltdb GraphDB."
-            )
+            raise GestaltError(f"Cannot use a {type(value).__name__}; pass a GestaltDBGraph or gestaltdb GraphDB.")
         for connection in self.connections.values():
             if connection.graph is graph or (not connection.closed and adapter_db(connection.graph) is adapter_db(graph)):
                 self.current = connection.alias
                 return connection
-        stored = store_path(adapter_db(graph))
-        path = stored.resolve() if stored is not None else None
-        return self._add(Connection(self._free_alias(None, alias), graph, False, path))
+        path = store_path(adapter_db(graph))
+        return self._add(Connection(self._free_alias(None, alias), graph, False, path.resolve() if path is not None else None))
 
     def close(self, alias: str | None = None) -> Connection:
         """Close (owned) or forget (borrowed) a connection; the current one by default."""
