@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .checks import checked_methods
 from .deferred import Deferred, hands_keywords_to
+from .engine.store import adapter_db, store_path
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
 from .graph.ids import resolve, stored
 from .options import parse_bytes, settings
@@ -213,7 +214,7 @@ class Connection:
         }
         if not self.closed:
             db = self.db
-            manifest = db.manifest if db._store_path is not None else {}
+            manifest = db.manifest if store_path(db) is not None else {}
             details["backend"] = (manifest.get("backend") or {}).get("name", type(db.store).__name__)
             details["serializer"] = (manifest.get("serializer") or {}).get("name")
             details["map_size"] = self.map_size
@@ -329,7 +330,7 @@ class Registry:
         try:
             GraphDB, GestaltDBGraph = _stack()
             options = _lmdb_options(resolved, size)
-            from .graph.readonly import open_read_only  # deferred: it imports gestaltdb
+            from .engine.readonly import open_read_only  # deferred: it imports gestaltdb
             db = open_read_only(resolved, size) if read_only else GraphDB.open(resolved, backend_options=options)
             graph = GestaltDBGraph(db, owns_graph=True)
         except GestaltError:
@@ -419,16 +420,13 @@ class Registry:
         elif isinstance(value, GraphDB):
             graph = GestaltDBGraph(value, owns_graph=False)
         else:
-            raise GestaltError(
-                f"Cannot use a {type(value).__name__}; pass a GestaltDBGraph or gestaltdb GraphDB."
-            )
+            raise GestaltError(f"Cannot use a {type(value).__name__}; pass a GestaltDBGraph or gestaltdb GraphDB.")
         for connection in self.connections.values():
-            if connection.graph is graph or (not connection.closed and connection.graph._graph is graph._graph):
+            if connection.graph is graph or (not connection.closed and adapter_db(connection.graph) is adapter_db(graph)):
                 self.current = connection.alias
                 return connection
-        store_path = getattr(graph._graph, "_store_path", None)
-        path = Path(store_path).resolve() if store_path is not None else None
-        return self._add(Connection(self._free_alias(None, alias), graph, False, path))
+        path = store_path(adapter_db(graph))
+        return self._add(Connection(self._free_alias(None, alias), graph, False, path.resolve() if path is not None else None))
 
     def close(self, alias: str | None = None) -> Connection:
         """Close (owned) or forget (borrowed) a connection; the current one by default."""

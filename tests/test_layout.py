@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gestalt_nb"
 #: Lower numbers are lower layers; a module may import its own folder and anything in a lower layer.
 LAYERS = {
     "errors": 0, "options": 0, "deferred": 0, "shorten": 0, "checks": 0,  # one error type, the settings, names imported on first use, argument checks
+    "engine": 0.5,  # GestaltDB's and LMDB's private parts, behind one door (engine/__init__.py)
     "display": 1,
     "graph": 2,
     "cypher": 3,

@@ -416,9 +416,10 @@ def test_a_read_converting_chunks_in_a_thread_makes_the_same_copy(empty, monkeyp
 
 
 def test_the_copy_read_from_pages_is_the_copy_a_cursor_reads(empty, monkeypatch):
-    """The node keys, label ranges and relationships read from LMDB's pages (grouped/pages.py) make the same copy as
+    """The node keys, label ranges and relationships read from LMDB's pages (engine/pages.py) make the same copy as
     the cursor walk that reads them when the pages cannot be."""
-    from gestalt_nb.grouped import compact, pages
+    from gestalt_nb.engine import pages
+    from gestalt_nb.grouped import compact
 
     block, src, dst = planted([900, 1300, 1700])
     labels = [["A"] if k % 3 else ["A", "B"] for k in range(block.size)]

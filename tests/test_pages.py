@@ -1,4 +1,4 @@
-"""A table's records read from LMDB's pages in the data file (gestalt_nb/grouped/pages.py) are exactly what a cursor
+"""A table's records read from LMDB's pages in the data file (gestalt_nb/engine/pages.py) are exactly what a cursor
 walks: any prefix, any insertion order, across batches; tables it cannot read are left to the cursor."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from gestalt_nb.grouped import pages as pages_module
-from gestalt_nb.grouped.pages import open_pages
+from gestalt_nb.engine import pages as pages_module
+from gestalt_nb.engine.pages import open_pages
 
 
 def walked(txn, table, prefix: bytes) -> list[tuple[bytes, bytes]]:

@@ -115,7 +115,7 @@ class Vocabulary:
         self.types: list[str] = []
         self.keys: dict[str, str] = {}  # stored node id -> its key on the page
         self.ids: dict[str, str] = {}  # key on the page -> stored node id
-        self._numbers: dict[str, int] = {}  # label or type name -> its index (the lists in dict form)
+        self._numbers: dict[tuple[int, str], int] = {}  # (its list, label or type name) -> its index in that list
         #: Bookkeeping names the drawing's query wrote out (``Subgraph.asked``): listed as they are; other
         #: bookkeeping labels and types are listed in words (``bookkeeping.legend_label``), the panel keeps them.
         self.asked: frozenset[str] = frozenset()

@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_gestaltdb import GestaltDBClaimToolkit
 
-# The adapter's own version serializer, so history rows have the shape its tools return.
-from langchain_gestaltdb.claims import _serialize_claim_version
-
 from ..display import Displayable
+from ..engine.adapter import claim_version as _serialize_claim_version  # history rows in the shape the adapter's tools return
 from ..errors import GestaltError
 from ..graph import values
 from ..graph.subgraph import Edge, Node, Subgraph

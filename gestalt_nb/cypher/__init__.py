@@ -10,6 +10,6 @@
   hover text (parsed and planned, never run) — and Format Cypher
 - ``completion``, ``history``, ``snippets``: Tab completion, ``%ghistory``, ``--save`` / ``--with``
 
-May import: ``errors``, ``options``, ``display``, ``graph/``. Takes a ``Connection`` as an argument
+May import: ``errors``, ``options``, ``engine/``, ``display``, ``graph/``. Takes a ``Connection`` as an argument
 (imported only under ``TYPE_CHECKING``), never the session's registry.
 """

@@ -18,6 +18,7 @@ from typing import Any
 
 from langchain_gestaltdb import GestaltDBGraph
 
+from ..engine.store import snapshot_db
 from ..graph.rows import Rows
 
 
@@ -56,7 +57,7 @@ def snapshot(adapter: Any) -> Iterator[Any]:
         yield None
         return
     with db.current_read_view(capture_provenance=False) as view:
-        yield (type(adapter) if isinstance(adapter, EngineReads) else GestaltDBGraph)(view._graph)
+        yield (type(adapter) if isinstance(adapter, EngineReads) else GestaltDBGraph)(snapshot_db(view))
 
 
 def read_only(adapter: Any, text: str, params: dict[str, Any] | None, allowed_procedures: Collection[str] = ()) -> list[Any]:

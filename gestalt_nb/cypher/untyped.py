@@ -35,7 +35,8 @@ from typing import Any
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, ProjectionItem
 
-from ..graph.catalog import skip_scan
+from ..engine.keys import OUT, adjacency_prefix, index_prefix, names_under
+from ..engine.store import cypher_tree, snapshot_db, stale_indexes
 from ..options import settings
 from .ast_text import walk
 from .reading import read_only, snapshot
@@ -49,7 +50,6 @@ TYPES_PER_RELATIONSHIP = 4
 MAX_TEXT = 10_000
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _HOPS = {"out_hop": "-", "in_hop": "<-", "any_hop": "-"}
-_SEP = b"\x1f"
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,7 @@ def find(text: str, parsed: Any, writes: bool = False) -> Untyped | None:
 def _sites(text: str) -> list[tuple[int, bool]] | None:
     """Insertion points of every untyped hop, from the engine's parse tree (None if unavailable)."""
     try:
-        from gestaltdb.query_engine.cypher.parser import _PARSER
-
-        tree = _PARSER.parse(text)
+        tree = cypher_tree(text)
     except Exception:
         return None
     sites = []
@@ -248,7 +246,7 @@ class Catalogue:
 
 def catalogue(db: Any) -> Catalogue | str:
     """The types in ``db``'s store (an LMDB read snapshot or the live store), or why it cannot say."""
-    from gestaltdb.kvstores import LMDBStore, LMDBTransactionStore, _index_prefix
+    from gestaltdb.kvstores import LMDBStore, LMDBTransactionStore
 
     store = db.store
     if isinstance(store, LMDBTransactionStore):
@@ -257,18 +255,18 @@ def catalogue(db: Any) -> Catalogue | str:
         txn, base = None, store
     else:
         return f"the {type(store).__name__} backend has no LMDB type index to read"
-    if "edge_type" in db._load_stale_indexes():
+    if "edge_type" in stale_indexes(db):
         return "the relationship type index is deferred (rebuild it: db.rebuild_relationship_type_index())"
     if txn is None:
         with base.env.begin(write=False) as own:
-            return _read(own, base, _index_prefix("edge_type", []))
-    return _read(txn, base, _index_prefix("edge_type", []))
+            return _read(own, base, index_prefix("edge_type", []))
+    return _read(txn, base, index_prefix("edge_type", []))
 
 
 def _read(txn: Any, base: Any, prefix: bytes) -> Catalogue:
     edges = txn.stat(base.edges_db)["entries"]
     typed = txn.stat(base.typed_adj_db)["entries"]
-    found = skip_scan(txn, base.index_db, prefix)
+    found = names_under(txn, base.index_db, prefix)
     return Catalogue(tuple(sorted(found)), typed == 2 * edges, txn.id(), edges)
 
 
@@ -284,11 +282,11 @@ def self_loops(db: Any, sequence: int | None) -> bool:
     try:
         cursor = (txn or own).cursor(db=base.typed_adj_db)
         found = False
-        if cursor.set_range(b"out" + _SEP):
+        if cursor.set_range(OUT):
             for name, target in cursor:
-                if not name.startswith(b"out" + _SEP):
+                if not name.startswith(OUT):
                     break
-                if name.startswith(b"out" + _SEP + target + _SEP):
+                if name.startswith(adjacency_prefix(b"out", target)):
                     found = True
                     break
     finally:
@@ -357,7 +355,7 @@ def preview(db: Any, untyped: Untyped) -> Rewrite:
     if not getattr(db.store, "supports_read_snapshots", False):
         return Rewrite(untyped.text, reason=f"the {type(db.store).__name__} backend has no read snapshot to read the types in")
     with db.current_read_view(capture_provenance=False) as view:
-        return decide(untyped, view._graph)
+        return decide(untyped, snapshot_db(view))
 
 
 def rewriting(adapter: Any) -> Any:

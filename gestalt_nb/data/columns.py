@@ -23,8 +23,7 @@ from gestaltdb.temporal import (
 
 # The adapter's own id rule (integers become "__lc_int__:N", "__lc_"-prefixed strings are hashed),
 # so a frame and add_graph_documents name the same entity the same way.
-from langchain_gestaltdb._ingestion import entity_id
-
+from ..engine.adapter import entity_id
 from ..errors import GestaltError
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from langchain_gestaltdb._serialization import normalize as _adapter_normalize
+from ..engine.adapter import normalize as _adapter_normalize
 
 __all__ = ["normalize"]
 

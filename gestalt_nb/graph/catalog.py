@@ -10,18 +10,10 @@ adapter's schema sample, and ``complete(db)`` says False.
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-_SEP = b"\x1f"
-
-
-def lmdb_store(db: Any) -> Any:
-    """The LMDB store under a ``GraphDB``, or None on another backend."""
-    from gestaltdb.kvstores import LMDBStore
-
-    store = getattr(db, "store", None)
-    return store if isinstance(store, LMDBStore) else None
+from ..engine import keys
+from ..engine.store import ensure_index_current, lmdb_store
 
 
 def complete(db: Any) -> bool:
@@ -29,28 +21,11 @@ def complete(db: Any) -> bool:
     return lmdb_store(db) is not None
 
 
-def skip_scan(txn: Any, index_db: Any, prefix: bytes) -> list[str]:
-    """The distinct names under ``prefix`` in GestaltDB's LMDB index: one cursor seek per name, not one per entry."""
-    found = []
-    cursor = txn.cursor(db=index_db)
-    position = prefix
-    while cursor.set_range(position):
-        key = cursor.key()
-        if not key.startswith(prefix):
-            break
-        part = key[len(prefix) :].split(_SEP, 1)[0]
-        found.append(base64.urlsafe_b64decode(part + b"=" * (-len(part) % 4)).decode("utf-8"))
-        position = prefix + part + b"\x20"  # past every key of this name (the separator is \x1f)
-    return found
-
-
 def _names_in_index(db: Any, index: str) -> list[str]:
-    from gestaltdb.kvstores import _index_prefix  # deferred: start-up time (the engine loads on first use)
-
     store = lmdb_store(db)
-    db._ensure_indexes_current(index)
+    ensure_index_current(db, index)
     with store.env.begin(write=False) as txn:
-        return sorted(skip_scan(txn, store.index_db, _index_prefix(index, [])))
+        return sorted(keys.names_under(txn, store.index_db, keys.index_prefix(index, [])))
 
 
 def _sampled(db: Any, graph: Any, what: str) -> list[str]:
@@ -77,19 +52,8 @@ def node_types(db: Any, node_id: str, graph: Any = None) -> dict[str, dict[str, 
     if store is None:
         kinds = relationship_types(db, graph)
     else:
-        kinds = set()
-        with store.env.begin(write=False, db=store.typed_adj_db) as txn:
-            cursor = txn.cursor()
-            for direction in (b"out", b"in"):
-                prefix = direction + _SEP + key + _SEP
-                position = prefix
-                while cursor.set_range(position):
-                    found = cursor.key()
-                    if not found.startswith(prefix):
-                        break
-                    kind = found[len(prefix) :].split(_SEP, 1)[0]
-                    kinds.add(kind.decode("utf-8"))
-                    position = prefix + kind + b"\x20"
+        with store.env.begin(write=False) as txn:
+            kinds = keys.kinds_at(txn, store.typed_adj_db, key)
     counts = {}
     for kind in sorted(kinds):
         out, into = db.count_typed_adjacency(key, kind, "out"), db.count_typed_adjacency(key, kind, "in")

@@ -13,31 +13,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..engine.store import index_table, node_count, sequence
 from . import names
 
 Finder = Callable[[str, int], list[str]]
 
 
 def _table_missing(db: Any) -> bool:
-    return names._index_table(db) is None
+    return index_table(db) is None
 
 
 def _memory_map(connection: Any, db: Any) -> dict[str, list[str]] | None:
     """name key -> node ids, read from every node once per database state (None: too many nodes)."""
-    if names._node_count(db) > names.CATCH_UP_NODES:
+    if node_count(db, names.CATCH_UP_NODES + 1) > names.CATCH_UP_NODES:
         return None
-    sequence = names._sequence(db)
+    state = sequence(db)
     kept = connection.__dict__.get("_name_map")
-    if kept is not None and kept[0] == sequence and sequence is not None:
+    if kept is not None and kept[0] == state and state is not None:
         return kept[1]
     found: dict[str, list[str]] = {}
-    for node in names._all_nodes(db):
+    for node in names.all_nodes(db):
         if any(label.startswith("__") for label in node.labels):  # bookkeeping nodes, as in the index
             continue
         key = names.name_key(node.properties.get(names.NAME_PROPERTY))
         if key is not None:
             found.setdefault(key, []).append(db.key_to_string(node.get_id_bytes))
-    connection.__dict__["_name_map"] = (sequence, found)
+    connection.__dict__["_name_map"] = (state, found)
     return found
 
 

@@ -42,6 +42,7 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB, Node
 
+from ..engine.store import drop_node_indexes, index_table, node_count, reading, save_manifest_file, sequence, write_txn
 from ..errors import GestaltError
 
 NAME_PROPERTY = "name"
@@ -62,8 +63,6 @@ MAX_ID_BYTES = 480
 BATCH = 5000
 #: A stale index of a writable graph up to this many nodes is rebuilt before a lookup without asking.
 CATCH_UP_NODES = 100_000
-_MANIFEST_KEY = b"schema:manifest"
-_NODE_INDEXES_KEY = b"schema:indexes:node_properties"
 
 
 def name_key(value: Any) -> str | None:
@@ -131,7 +130,7 @@ def built(db: Any) -> bool:
 
 def supported(db: Any) -> bool:
     """Whether ``db`` can keep the side index (LMDB)."""
-    return _index_table(db) is not None
+    return index_table(db) is not None
 
 
 def legacy(db: Any) -> bool:
@@ -139,53 +138,24 @@ def legacy(db: Any) -> bool:
     return any(name in db.indexed_node_properties for name in LEGACY)
 
 
-def _txn(db: Any) -> Any:
-    """The LMDB write transaction behind a transaction-bound ``GraphDB`` (None elsewhere)."""
-    txn = getattr(db.store, "txn", None)
-    return txn if txn is not None and hasattr(txn, "id") else None
-
-
-def _index_table(db: Any) -> Any:
-    """The LMDB ``index`` table of ``db`` (a ``GraphDB`` or a transaction-bound one), or None (not LMDB)."""
-    store = getattr(db.store, "parent", db.store)
-    return getattr(store, "index_db", None) if hasattr(store, "env") else None
-
-
-@contextmanager
-def _reading(db: Any) -> Iterator[tuple[Any, Any]]:
-    """(an LMDB transaction, the index table): the writer's own inside a transaction, else a short read."""
-    table = _index_table(db)
-    txn = _txn(db)
-    if txn is not None:
-        yield txn, table
-        return
-    with db.store.env.begin(write=False) as read:
-        yield read, table
-
-
-def _sequence(db: Any) -> int | None:
-    read = getattr(db.store, "current_snapshot_sequence", None)
-    return int(read()) if read is not None else None
-
-
 def stale(db: Any) -> bool:
     """Whether something wrote to ``db`` since the side index was last kept (another process, a raw write)."""
     state = _state(db)
     if state is None:
         return False
-    sequence = _sequence(db)
-    return sequence is not None and state.get("txn") is not None and sequence > state["txn"]
+    now = sequence(db)
+    return now is not None and state.get("txn") is not None and now > state["txn"]
 
 
 def _set_state(tx: GraphDB, current: bool) -> None:
-    txn = _txn(tx)
+    txn = write_txn(tx)
     tx.store.put_metadata(STATE, json.dumps({"version": 1, "txn": txn.id() if txn is not None and current else None}).encode())
 
 
 def advance(tx: GraphDB) -> None:
     """Inside a writer's transaction that kept the index: record it, if the index was current before it."""
     state = _state(tx)
-    txn = _txn(tx)
+    txn = write_txn(tx)
     if state is None or txn is None:
         return
     if state.get("txn") is not None and state["txn"] >= txn.id() - 1:
@@ -203,7 +173,7 @@ def sync(tx: GraphDB, node_ids: Iterable[bytes], nodes: dict[bytes, Node | None]
     ``nodes`` gives the current node of an id when the caller has it (None: deleted), else it is
     read; ``new=True`` says none of them had records before (skips reading the old ones).
     """
-    txn, table = _txn(tx), _index_table(tx)
+    txn, table = write_txn(tx), index_table(tx)
     if txn is None or table is None or _state(tx) is None:
         return 0
     puts: list[tuple[bytes, bytes]] = []
@@ -270,7 +240,7 @@ def tracked(db: GraphDB) -> Iterator[GraphDB]:
 
 
 # -- building, migrating ---------------------------------------------------------------
-def _all_nodes(db: Any) -> Iterator[Node]:
+def all_nodes(db: Any) -> Iterator[Node]:
     keys: list[bytes] = []
     for key in db.get_node_keys_generator():
         keys.append(key)
@@ -282,7 +252,7 @@ def _all_nodes(db: Any) -> Iterator[Node]:
 
 def _clear(tx: GraphDB) -> None:
     """Remove every record of the side index (a cursor over each prefix)."""
-    txn, table = _txn(tx), _index_table(tx)
+    txn, table = write_txn(tx), index_table(tx)
     for prefix in (FAMILY_PREFIX, OWNER_PREFIX):
         cursor = txn.cursor(db=table)
         if not cursor.set_range(prefix):
@@ -301,28 +271,18 @@ def _drop_legacy(db: GraphDB, tx: GraphDB, nodes: list[Node]) -> list[Node]:
     ]
     for offset in range(0, len(bare), BATCH):
         tx.put_nodes(bare[offset : offset + BATCH])  # the old index entries go with the old values
-    tx.indexed_node_properties.difference_update(LEGACY)
-    tx._persist_property_index_metadata(_NODE_INDEXES_KEY, tx.indexed_node_properties)
-    indexed = set(db.indexed_node_properties)
-    db.indexed_node_properties.difference_update(LEGACY)
-    try:
-        manifest = db._manifest_from_current(created_at=(db._manifest or {}).get("created_at"))
-    except Exception:
-        db.indexed_node_properties = indexed
-        raise
-    tx.store.put_metadata(_MANIFEST_KEY, json.dumps(manifest, sort_keys=True).encode("utf-8"))
-    db._manifest = manifest
+    drop_node_indexes(db, tx, LEGACY)
     return bare
 
 
 def rebuild(db: GraphDB) -> int:
     """Build the side index afresh from every node in one transaction (and migrate ``__name_lc`` away); named nodes indexed."""
-    if _index_table(db) is None:
+    if index_table(db) is None:
         return 0  # not LMDB: no side index (names are matched exactly)
     was_legacy, indexed = legacy(db), set(db.indexed_node_properties) & set(LEGACY)
     try:
         with db.transaction() as tx:
-            nodes = list(_all_nodes(tx))
+            nodes = list(all_nodes(tx))
             if was_legacy:
                 _drop_legacy(db, tx, nodes)
             _clear(tx)
@@ -332,17 +292,14 @@ def rebuild(db: GraphDB) -> int:
     except Exception:
         db.indexed_node_properties.update(indexed)
         raise
-    if was_legacy and getattr(db, "_store_path", None) is not None and db._manifest is not None:
-        from gestaltdb.graphdb import MANIFEST_FILENAME
-
-        with (db._store_path / MANIFEST_FILENAME).open("w", encoding="utf-8") as handle:
-            json.dump(db._manifest, handle, indent=2, sort_keys=True)
+    if was_legacy:
+        save_manifest_file(db)
     return count
 
 
 def start(db: GraphDB) -> None:
     """A new database's side index: empty and current (its own small transaction; LMDB only)."""
-    if _state(db) is not None or _index_table(db) is None:
+    if _state(db) is not None or index_table(db) is None:
         return
     with db.transaction() as tx:
         _set_state(tx, True)
@@ -367,7 +324,7 @@ def _writable(connection: Any) -> bool:
 def ensure_index(connection: Any) -> Any:
     """On open: migrate a database that keeps ``__name_lc`` in its nodes, or build a missing index (once, saying so)."""
     db = connection.db
-    if not _writable(connection) or _index_table(db) is None or built(db):
+    if not _writable(connection) or index_table(db) is None or built(db):
         return catch_up(connection)
     if legacy(db):
         print(f"Moving the case-insensitive name index of '{connection.alias}' out of the nodes' properties (once; one transaction)…", flush=True)
@@ -387,17 +344,9 @@ def ensure_index(connection: Any) -> Any:
 def catch_up(connection: Any) -> Any:
     """A writable graph's stale index rebuilt (up to ``CATCH_UP_NODES`` nodes); the connection."""
     db = connection.db
-    if stale(db) and _writable(connection) and _node_count(db) <= CATCH_UP_NODES:
+    if stale(db) and _writable(connection) and node_count(db, CATCH_UP_NODES + 1) <= CATCH_UP_NODES:
         rebuild(db)
     return connection
-
-
-def _node_count(db: Any) -> int:
-    env = getattr(db.store, "env", None)
-    if env is None:
-        return CATCH_UP_NODES + 1
-    with env.begin() as txn:
-        return int(txn.stat(db.store.nodes_db)["entries"])
 
 
 def stale_note(db: Any) -> str | None:
@@ -439,7 +388,7 @@ def lookup(db: Any, name: str, *, limit: int, loose: bool = False) -> list[str]:
 def _candidates(db: Any, prefix: bytes, limit: int) -> list[bytes]:
     """Node ids under ``prefix`` (read up to ``8 × limit`` records: enough, since each is verified)."""
     found: list[bytes] = []
-    with _reading(db) as (txn, table):
+    with reading(db) as (txn, table):
         cursor = txn.cursor(db=table)
         if not cursor.set_range(prefix):
             return found

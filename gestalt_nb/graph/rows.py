@@ -29,6 +29,7 @@ from gestaltdb.graphdb import Edge as EngineEdge
 from gestaltdb.graphdb import Node as EngineNode
 from gestaltdb.query_engine.cypher.ast import PathValue
 
+from ..engine.store import raw_id
 from .adapter import normalize
 from .ids import PREFIX, as_loaded, stored
 from .subgraph import Edge, Node, NodeFetcher, Subgraph, building, from_records
@@ -145,7 +146,7 @@ class _Reader:
         return Path(tuple(self.value(item, depth + 2) for item in value.nodes), tuple(self.value(item, depth + 2) for item in value.edges))
 
     def node(self, value: EngineNode, depth: int) -> Any:
-        node_id, given = value._id, value.labels
+        node_id, given = raw_id(value), value.labels
         labels = self.labels.get(given) if type(given) is tuple else None  # the engine's labels: a tuple of str
         if labels is None:
             if type(node_id) is not str or type(given) is not tuple or not all(type(label) is str for label in given):
@@ -168,7 +169,7 @@ class _Reader:
         return node
 
     def edge(self, value: EngineEdge, depth: int) -> Any:
-        edge_id, source, target = value._id, value.source, value.target  # an end: an id, or a Node (its id), as ``Edge.to_dict`` reads them
+        edge_id, source, target = raw_id(value), value.source, value.target  # an end: an id, or a Node (its id), as ``Edge.to_dict`` reads them
         if not isinstance(source, str):
             source = source.get_id
         if not isinstance(target, str):

@@ -20,9 +20,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from langchain_gestaltdb import GestaltDBGraph
-from langchain_gestaltdb._schema import _type_name  # the adapter's own names for property types
 
 from ..display import Displayable
+from ..engine.adapter import type_name as _type_name  # the adapter's own names for property types
 from ..errors import GestaltError
 from . import catalog
 from .subgraph import Edge, Node, Subgraph

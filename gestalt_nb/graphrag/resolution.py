@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_gestaltdb._ingestion import entity_id
-
+from ..engine.adapter import entity_id
 from ..errors import GestaltError
 from ..graph import names
 

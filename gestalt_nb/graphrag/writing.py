@@ -11,10 +11,10 @@ from typing import Any
 
 from gestaltdb.graphdb import Edge, Node
 from langchain_core.documents import Document
-from langchain_gestaltdb._ingestion import _digest
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
 from ..display import Displayable, kernel_shell
+from ..engine.adapter import digest as _digest
 from ..errors import GestaltError
 from ..graph import names
 from ..graph.adapter import normalize

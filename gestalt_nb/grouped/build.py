@@ -127,10 +127,11 @@ def overview(
 def _drawn(copy: compacts.Compact, key: tuple, result: OverviewResult) -> None:
     """Draw ``result`` inside the budget (a stop never leaves half a picture), or take what an earlier overview of
     this copy computed (its summaries, and a copy of its drawing with this call's notes): a reuse draws nothing again."""
-    earlier = copy.groupings.get(("drawn", *key))
+    slot = ("drawn", *key)
+    earlier = copy.groupings.get(slot)
     if earlier is None:
         result.subgraph  # noqa: B018 - computed now, inside the budget
-        copy.groupings[("drawn", *key)] = result
+        copy.groupings[slot] = result
         return
     result.__dict__.update({name: value for name, value in earlier.__dict__.items() if name in REUSED})
     drawn = earlier.subgraph

@@ -3,7 +3,7 @@
 One pass over GestaltDB's own tables: the node table's keys (every node, isolated ones too), the
 label index (one range per label) and the typed adjacency's ``out`` records (every relationship
 once: source, type, target). Records are read a chunk at a time as Arrow arrays straight from
-LMDB's pages in the data file (``pages.py``; when a table's pages are not as expected, by two
+LMDB's pages in the data file (``engine/pages.py``; when a table's pages are not as expected, by two
 C-level cursor loops instead); numpy cuts the keys at their separators, Arrow encodes the types,
 and ids become integers through one table of the node keys' fingerprints made once (``ids.Table``)
 — no Python statement runs per relationship or per node. Node ids become integers in key order;
@@ -30,16 +30,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..engine import keys as layout
+from ..engine.pages import Pages, open_pages, spans
+from ..engine.store import ensure_index_current, lmdb_store
 from ..errors import GestaltError
 from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
-from ..graph.catalog import lmdb_store, skip_scan
 from .ids import Table
-from .pages import Pages, open_pages, spans
 
 __all__ = ["Compact", "Sink", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
 
-_SEP = b"\x1f"
-_OUT = b"out" + _SEP  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
+_SEP = layout.SEP
+_OUT = layout.OUT  # GestaltDB's typed adjacency: out SEP node SEP type SEP edge -> neighbour
 _CHUNK = 65_536  # records read and converted at a time (bounds the Python objects alive)
 _AHEAD = 2  # chunks read ahead of the one being converted (bounds the memory they hold)
 _APART_FROM = 2 * _CHUNK  # relationships from which chunks are converted in a thread while the next are read
@@ -170,11 +171,9 @@ def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = 
     cached = _CACHE.get(key)
     if cached is not None and cached.state == state:
         return cached
-    from gestaltdb.kvstores import _index_prefix  # deferred: start-up time (the engine loads on first use)
-
-    db._ensure_indexes_current("node_label")
+    ensure_index_current(db, "node_label")
     with store.env.begin(write=False) as txn:
-        compact = _read(txn, store, _index_prefix, labels, types, step, sink)
+        compact = _read(txn, store, layout.index_prefix, labels, types, step, sink)
     compact.state = state
     _CACHE.clear()  # one copy at a time: a million-node copy is ~100 MB
     _CACHE[key] = compact
@@ -201,7 +200,7 @@ def _prefixed(txn: Any, table: Any, prefix: bytes) -> Any:
 
 def _chunks(txn: Any, pages: Pages | None, name: bytes, table: Any, prefix: bytes) -> Any:
     """(keys, values) Arrow binary arrays, a chunk at a time, of every record under ``prefix`` of table ``name``
-    (opened as ``table``): read from its pages when they read as expected (``pages.py``), else walked with a cursor."""
+    (opened as ``table``): read from its pages when they read as expected (``engine/pages.py``), else walked with a cursor."""
     import pyarrow as pa
 
     found = pages.read(name, table, prefix) if pages is not None else None
@@ -303,7 +302,7 @@ def _read(txn: Any, store: Any, index_prefix: Any, labels: list[str] | None, typ
     try:
         node_keys = _node_keys(txn, pages, store)
         table = Table(node_keys)
-        found = sorted(skip_scan(txn, store.index_db, index_prefix("node_label", [])))
+        found = sorted(layout.names_under(txn, store.index_db, index_prefix("node_label", [])))
         deciding = [label for label in found if internal_label(label) or label in (labels or ())]
         members = dict(zip(deciding, _members(txn, pages, store, index_prefix, table, deciding)))
         kept, notes = _kept(len(node_keys), found, members, labels)

@@ -185,7 +185,7 @@ def by_label(compact: Compact, *, max_groups: int = 300) -> Grouping:
 
 def _values(db: Any, compact: Compact, name: str) -> list[Any]:
     """Property ``name`` of every node (None where absent), read from the node table in one pass."""
-    from ..graph.catalog import lmdb_store  # the same store the copy was read from
+    from ..engine.store import lmdb_store  # the same store the copy was read from
 
     store = lmdb_store(db)
     found: list[Any] = [None] * len(compact.keys)

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..graph.catalog import lmdb_store
+from ..engine.keys import SEP as _SEP
+from ..engine.keys import adjacency_prefix
+from ..engine.store import lmdb_store
 from .compact import Compact
-
-_SEP = b"\x1f"
 
 
 def adjacency(db: Any, ids: list[str], compact: Compact, membership: np.ndarray, group: int) -> tuple[list[str], dict[tuple[str, int], int]]:
@@ -28,7 +28,7 @@ def adjacency(db: Any, ids: list[str], compact: Compact, membership: np.ndarray,
         cursor = txn.cursor(db=store.typed_adj_db)
         for direction in (b"out", b"in"):
             for member in ids:
-                prefix = direction + _SEP + member.encode("utf-8") + _SEP
+                prefix = adjacency_prefix(direction, member.encode("utf-8"))
                 if not cursor.set_range(prefix):
                     continue
                 for key, neighbour in cursor:

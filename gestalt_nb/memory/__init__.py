@@ -1,7 +1,7 @@
 """Agent memory in the graph: ``GestaltStore``, LangGraph's ``BaseStore`` on graph nodes (``store``;
 needs the ``agents`` extra), and ``%gmemory``'s result (``result``).
 
-May import: ``errors``, ``options``, ``display``, ``graph/``, ``cypher/``.
+May import: ``errors``, ``options``, ``engine/``, ``display``, ``graph/``, ``cypher/``.
 """
 
 from .store import (

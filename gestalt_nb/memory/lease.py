@@ -11,6 +11,7 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB
 
+from ..engine.store import store_path
 from ..errors import GestaltError
 
 LEASE = b"gestalt_nb.memory.writer"
@@ -20,7 +21,7 @@ _LOCKS_GUARD = threading.Lock()
 
 def lock_for(db: GraphDB) -> threading.RLock:
     """One lock per database (by path), shared by every store on it in this process."""
-    key = str(getattr(db, "_store_path", None) or f"id:{id(db)}")
+    key = str(store_path(db) or f"id:{id(db)}")
     with _LOCKS_GUARD:
         return _LOCKS.setdefault(key, threading.RLock())
 

@@ -49,6 +49,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("gestalt_nb.memory needs LangGraph: pip install 'gestalt-nb[agents]'") from exc
 
+from ..engine.store import store_path
 from ..errors import GestaltError, map_full, storage_problem
 from ..feed.changes import publish_for
 from ..graph import names
@@ -280,8 +281,8 @@ class GestaltStore(Reads, Writes, BaseStore):
             refresh: dict[str, float] = {}
             outcomes.append([None if type(op) is PutOp else self._read(tx, op, cutoff, call.queries, refresh, batch) for op in call.ops])
             self._refresh(tx, refresh, batch)
-            for place, op in call.puts.items():
-                self._put(tx, *place, op, call.vectors.get(place), batch, pending, call.texts.get(place))
+            for (namespace, key), op in call.puts.items():
+                self._put(tx, namespace, key, op, call.vectors.get((namespace, key)), batch, pending, call.texts.get((namespace, key)))
         pending.flush()
         self._prune(tx, batch)
         self._pending_vectors = (batch.vectors, write_id(tx))
@@ -324,7 +325,7 @@ class GestaltStore(Reads, Writes, BaseStore):
         full = map_full(exc, "batch")
         if full is not None:
             return full
-        path = getattr(self._db(), "_store_path", None)  # a full disk, an unwritable or read-only database: as loads say it
+        path = store_path(self._db())  # a full disk, an unwritable or read-only database: as loads say it
         storage = storage_problem(exc, path, "write the memory batch", read_only=getattr(self._source, "read_only", False)) if path else None
         if storage is not None:
             return GestaltError(storage)

@@ -18,8 +18,9 @@ from typing import Any
 from gestaltdb.graphdb import Edge, GraphDB, Node
 from langgraph.store.base import PutOp
 
+from ..engine.records import write_node
 from ..graph.bookkeeping import ABOUT, IN_NAMESPACE, SUBNAMESPACE_OF
-from .bulk import Pending, compact_json, write_node
+from .bulk import Pending, compact_json
 from .codec import (
     EXPIRES,
     ITEM,
