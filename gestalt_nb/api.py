@@ -218,7 +218,7 @@ def overview(by: str = "community", *, alias: str | None = None, **options: Any)
     return _kept(_overview.overview(REGISTRY.get(alias), by, **options))
 
 
-def explore(node_id: str | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
+def explore(node_id: str | int | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
     """The neighbourhood explorer widget (``%gexplore``); its ``.explorer`` holds the state."""
     explorer = Explorer(REGISTRY.get(alias), node_budget=node_budget, sample_size=sample_size)
     if node_id is not None:

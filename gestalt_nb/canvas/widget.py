@@ -149,7 +149,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         return {"expandable": expander is not None, "collapsible": bool(getattr(expander, "collapses", False))}
 
     # -- deltas ------------------------------------------------------------------------
-    def add(self, subgraph: Subgraph, *, anchor: str | None = None, undoable: bool = False, on_undo: Callable[[], Any] | None = None) -> dict[str, int]:
+    def add(self, subgraph: Subgraph, *, anchor: str | int | None = None, undoable: bool = False, on_undo: Callable[[], Any] | None = None) -> dict[str, int]:
         """Draw the nodes and relationships of ``subgraph`` that are not drawn yet (one delta).
 
         New nodes are placed next to ``anchor`` (or a drawn neighbour) and only they are laid out.
@@ -283,7 +283,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         _callable(callback, "on_shown")
         self._shown.append(callback)
 
-    def expand(self, node_id: str) -> Any:
+    def expand(self, node_id: str | int) -> Any:
         """What a double-click does: expand ``node_id`` through the expander (see ``expand.py``)."""
         if self.expander is None:
             self.say("This drawing is not connected to a database, so it cannot expand nodes.", "warning")

@@ -31,17 +31,17 @@ HISTORY: list[Entry] = []
 
 def record(result: Any) -> None:
     """Keep a finished run (a ``QueryResult``)."""
-    _add(Entry(datetime.now(), result.alias, result.query, len(result), result.truncated,
+    _add(Entry(datetime.now(), result.alias, str(result.query), len(result), result.truncated,
                round(result.elapsed * 1000, 3), result.write))
 
 
 def record_failure(alias: str | None, query: str, error: Exception, *, write: bool = False) -> None:
     """Keep a run that failed or was refused, with the first line of its message."""
     message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    _add(Entry(datetime.now(), alias, query, None, None, None, write, message))
+    _add(Entry(datetime.now(), alias, str(query), None, None, None, write, message))
 
 
-def _add(entry: Entry) -> None:
+def _add(entry: Entry) -> None:  # the query kept as plain text (a canvas's DrawingQuery is a str with more; asdict copies it)
     HISTORY.append(entry)
     del HISTORY[:-KEEP]
 

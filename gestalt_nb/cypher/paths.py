@@ -39,7 +39,7 @@ def shortest_path(
     a: str | int,
     b: str | int,
     *,
-    types: list[str] | None = None,
+    types: str | list[str] | None = None,
     max_hops: int | None = None,
     direction: str = "both",
     all_shortest: bool = False,
