@@ -76,9 +76,12 @@ export class DeltaMethods extends ViewState {
     }
   }
 
-  /** @this {View} */
-  askSync() {
-    if (this.syncAsked === this.revision) return;
+  /**
+   * @this {View}
+   * @param {boolean} [again]  ask even if this revision's sync was asked (its answer may have been lost)
+   */
+  askSync(again = false) {
+    if (this.syncAsked === this.revision && !again) return;
     this.syncAsked = this.revision;
     this.send({ kind: "sync", have: this.revision });
   }

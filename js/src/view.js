@@ -303,12 +303,16 @@ function listenToModel(view) {
   listen("change:settings", () => view.applySettings());
   listen("msg:custom", (msg) => view.onMessage(msg));
   listen("change:revision", () => {
-    // a delta message may still be on its way: ask for a sync only if we stay behind
+    // a delta message may still be on its way: ask for a sync only if we stay behind, and again every few seconds
+    // while we do (an answer lost on a busy machine is asked for again, never waited for forever)
     clearTimeout(view.revTimer);
-    view.revTimer = setTimeout(() => {
+    const check = (/** @type {boolean} */ again) => {
       const r = view.model.get("revision");
-      if (typeof r === "number" && r > view.revision && view.renderer) view.askSync();
-    }, 1500);
+      if (typeof r !== "number" || r <= view.revision || view.instanceId === -1) return;
+      if (view.renderer) view.askSync(again);
+      view.revTimer = setTimeout(() => check(true), 3000);
+    };
+    view.revTimer = setTimeout(() => check(false), 1500);
   });
   view.disposers.push(() => clearTimeout(view.revTimer));
 }
