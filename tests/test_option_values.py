@@ -89,3 +89,9 @@ def test_a_cells_layout_is_read_once(shell, demo, monkeypatch):
     canvas = result.canvas
     assert canvas.graph["view"]["layout"] == {"name": "radial", "options": {"root": "x"}}
     assert len(reads) == 1, reads  # the magic's; the settings, the view, render and the canvas take the value
+
+
+def test_an_overview_sizes_its_groups_by_area_and_colours_them_by_group_as_values(shell, demo):
+    canvas = run(shell, "%goverview --by label --color group").canvas
+    assert canvas.graph["view"]["style"]["size"] == {"by": "property", "name": "nodes", "title": "area = nodes", "area": True}
+    assert canvas.graph["view"]["style"]["color"] == {"by": "property", "name": "group"}
