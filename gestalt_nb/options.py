@@ -227,15 +227,6 @@ class Settings:
 settings = Settings()
 
 
-def setting_keywords(function: Any) -> Any:
-    """Show ``function``'s ``**overrides`` as what they are: one keyword per setting (and ``caption``)."""
-    import inspect
-
-    found = inspect.signature(function)
-    head = [p for p in found.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    named = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None) for item in fields(Settings)]
-    function.__signature__ = found.replace(parameters=[*head, *named, inspect.Parameter("caption", inspect.Parameter.KEYWORD_ONLY, default=None)])
-    return function
 #: Every setting, each also a ``GestaltMagic`` trait of the same name.
 SETTING_NAMES = tuple(item.name for item in fields(Settings))
 
