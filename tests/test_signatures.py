@@ -78,3 +78,23 @@ def test_a_setting_override_reaches_the_view(shell):
     assert (view.options.max_nodes, view.options.layout.name, view.options.caption_property) == (7, "grid", "name")
     drawing = gestalt_nb.render(subgraph, max_edges=9, layout="circular")
     assert (drawing.options.max_edges, drawing.options.layout.spec()["name"]) == (9, "circular")
+
+
+#: Connection method → the lower module's function that does the work (the connection first)
+CAPABILITIES = {
+    "run": query.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
+    "load_nodes": loading.load_nodes, "load_edges": loading.load_edges, "from_networkx": networkx_io.from_networkx,
+    "schema": schema.schema, "overview": build.overview,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAPABILITIES))
+def test_a_connection_capability_is_its_functions_signature_and_docstring(name):
+    from gestalt_nb.capabilities import Capabilities
+
+    method, function = getattr(Capabilities, name), CAPABILITIES[name]
+    own = list(inspect.signature(method).parameters.values())
+    theirs = list(inspect.signature(function).parameters.values())
+    assert own[0].name == "self" and _shape(own[1:]) == _shape(theirs[1:]), f"Connection.{name} no longer takes what {function.__module__}.{function.__name__} takes"
+    assert inspect.signature(method).return_annotation == inspect.signature(function).return_annotation
+    assert inspect.getdoc(method) == inspect.getdoc(function), f"Connection.{name}'s docstring is not {function.__name__}'s"
