@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..checks import checked
 from ..graph.subgraph import Subgraph
 from ..options import Colour, Layout, Settings, Size
 from ..options import settings as default_settings
@@ -126,6 +127,7 @@ class Drawing:
         return self._svg
 
 
+@checked  # the keywords checked against their annotations (checks.py), as every public call's are
 def render(
         subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None,
         row_limit: int | None = None, display_limit: int | None = None, renderer: str | None = None, caption_property: str | None = None,
