@@ -109,11 +109,13 @@ def api_page() -> str:
             lines += [f"## `{name}`", "", f"`{type(value).__name__}`: " + (inspect.getdoc(type(value)) or ""), ""]
     for cls in (gestalt_nb.Connection, gestalt_nb.QueryResult, GraphCanvas):
         lines += [f"## Methods of `{cls.__name__}`", ""]
-        for name, member in sorted(vars(cls).items()):
+        own = {name for klass in cls.__mro__[:-1] if klass.__module__.startswith("gestalt_nb") for name in vars(klass)}
+        for name in sorted(own):  # its own and its mixins' (Connection's capabilities, GraphCanvas's style / layout / filter)
+            member = inspect.getattr_static(cls, name)
             if name.startswith("_"):
                 continue
             if isinstance(member, property):
                 lines += [f"### `{cls.__name__}.{name}` (property)", "", inspect.getdoc(member) or "", ""]
-            elif inspect.isroutine(getattr(cls, name, None)):  # a method, a capability bound lazily (deferred.Deferred) or a keyword forwarder
+            elif inspect.isroutine(getattr(cls, name, None)):  # a method or a keyword forwarder
                 lines += _entry(f"{cls.__name__}.{name}", getattr(cls, name), "###")
     return "\n".join(lines)

@@ -1,21 +1,21 @@
 """The public calls: everything a magic does, as a plain Python call on the current (or named) connection.
 
 ``gestalt_nb/__init__.py`` names these lazily (this module imports the engine's side normally, so
-it loads on the first call, not at ``import gestalt_nb``). A call that forwards to a capability has
-that capability's own parameters in its signature (:func:`_signature_of`), plus ``alias``, so
-``help()``, ``inspect.signature`` and Shift+Tab show them; nothing is restated here.
+it loads on the first call, not at ``import gestalt_nb``). A call that forwards to a capability writes
+that capability's own parameters out in its signature, plus ``alias``, so ``help()``, ``inspect.signature``,
+Shift+Tab and a type checker show them; ``tests/test_signatures.py`` checks they are the capability's.
 """
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from . import display
 from .agents import planner
 from .agents.trace import trace
 from .cypher import explain as _explain
-from .cypher import history, paths, query, snippets
+from .cypher import history, paths, snippets
 from .cypher.result import QueryResult
 from .data import loading, networkx_io
 from .errors import GestaltError
@@ -26,26 +26,20 @@ from .graph.explorer import Explorer
 from .graph.retrieval import retrieve
 from .graphrag import answering, extraction
 from .grouped import build as _overview
-from .options import setting_keywords
+from .options import Colour, Layout, Size
 from .session import REGISTRY, Connection
 from .views.explorer_view import ExplorerView
 
-_ALIAS = inspect.Parameter("alias", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None")
-
-
-def _signature_of(target: Any, *, drop: tuple[str, ...] = ("self", "connection"), defaults: dict[str, Any] | None = None):
-    """Give the decorated call ``target``'s parameters (less ``drop``, with ``defaults`` replaced) and ``alias``."""
-
-    def decorate(function: Any) -> Any:
-        found = inspect.signature(target)
-        kept = [p.replace(default=(defaults or {}).get(p.name, p.default)) for p in found.parameters.values() if p.name not in drop]
-        tail = [p for p in kept if p.kind is inspect.Parameter.VAR_KEYWORD]
-        head = [p for p in kept if p.kind is not inspect.Parameter.VAR_KEYWORD]
-        function.__signature__ = found.replace(parameters=[*head, _ALIAS, *tail])
-        return function
-
-    return decorate
-
+if TYPE_CHECKING:
+    from .agents.planner import Plan
+    from .cypher.budget import Budget
+    from .cypher.explain_result import QueryPlan
+    from .data.loading import LoadResult
+    from .graph.neighbourhood import SubgraphResult
+    from .graph.schema import SchemaResult
+    from .graphrag.answering import Answer
+    from .graphrag.writing import ExtractionResult
+    from .grouped.result import OverviewResult
 
 def _kept(result: Any) -> Any:
     REGISTRY.last_result = result
@@ -146,8 +140,9 @@ def connection(alias: str | None = None) -> Connection:
     return REGISTRY.get(alias)
 
 
-@_signature_of(query.run)
-def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any) -> QueryResult:
+def run(query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
+        timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None,
+        alias: str | None = None) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does.
 
     Parameters
@@ -181,18 +176,18 @@ def run(query: str, params: dict[str, Any] | None = None, *, alias: str | None =
     """
     chosen = REGISTRY.get(alias)
     try:
-        result = chosen.run(query, params, **options)
+        result = chosen.run(query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
     except GestaltError as exc:
-        history.record_failure(chosen.alias, query, exc, write=bool(options.get("write")))
+        history.record_failure(chosen.alias, query, exc, write=write)
         raise
     history.record(result)
     return _kept(result)
 
 
-@_signature_of(_explain.explain)
-def explain(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+def explain(query: str, params: dict[str, Any] | None = None, *, limit: int | None = None, write: bool = False,
+        alias: str | None = None) -> QueryPlan:
     """The plan, the LIMIT gestalt-nb would add and slow-shape warnings, without running (``--explain``)."""
-    return _explain.explain(REGISTRY.get(alias), query, params, **options)
+    return _explain.explain(REGISTRY.get(alias), query, params, limit=limit, write=write)
 
 
 def query_history(last: int | None = None):
@@ -205,17 +200,20 @@ def saved_snippets():
     return snippets.frame()
 
 
-@_signature_of(_schema.schema)
-def schema(*, alias: str | None = None, **options: Any):
+def schema(*, refresh: bool = False, nodes: int | None = None, edges: int | None = None, exhaustive: bool = False,
+        alias: str | None = None) -> SchemaResult:
     """The schema sample of the current (or named) connection (``%gschema``)."""
-    return _schema.schema(REGISTRY.get(alias), **options)
+    return _schema.schema(REGISTRY.get(alias), refresh=refresh, nodes=nodes, edges=edges, exhaustive=exhaustive)
 
 
-@_signature_of(_overview.overview)
-def overview(by: str = "community", *, alias: str | None = None, **options: Any):
+def overview(by: str = "community", *, labels: list[str] | None = None, types: list[str] | None = None,
+        resolution: float = 1.0, max_groups: int = 300, timeout: float | None = None,
+        memory_limit: int | str | None = None, alias: str | None = None) -> OverviewResult:
     """The whole graph seen as groups — communities, label sets or property values — drawn as super-nodes
     you drill into on the canvas (``%goverview``); see :func:`gestalt_nb.grouped.build.overview`."""
-    return _kept(_overview.overview(REGISTRY.get(alias), by, **options))
+    return _kept(_overview.overview(
+        REGISTRY.get(alias), by, labels=labels, types=types, resolution=resolution, max_groups=max_groups, timeout=timeout, memory_limit=memory_limit,
+    ))
 
 
 def explore(node_id: str | int | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
@@ -226,22 +224,22 @@ def explore(node_id: str | int | None = None, *, alias: str | None = None, node_
     return ExplorerView(explorer)
 
 
-@_signature_of(Live.__init__)
-def live(query: str, params: dict[str, Any] | None = None, *, alias: str | None = None, **options: Any):
+def live(query: str, params: dict[str, Any] | None = None, *, limit: int | None = None, debounce: float = 0.3,
+        max_wait: float = 2.0, view_options: dict[str, Any] | None = None, alias: str | None = None) -> Live:
     """A read query kept open: re-run on each change-feed event, the canvas updated in place (``%%gcypher --live``).
 
     ``debounce`` and ``max_wait`` are seconds; ``.stop()`` ends it.
     """
-    return _kept(Live(REGISTRY.get(alias), query, params, **options))
+    return _kept(Live(REGISTRY.get(alias), query, params, limit=limit, debounce=debounce, max_wait=max_wait, view_options=view_options))
 
 
-@_signature_of(planner.plan, defaults={"model": None})
-def plan(question: str, model: Any = None, *, alias: str | None = None, **options: Any):
+def plan(question: str, model: Any = None, *, timeout: float = 30.0, allow_cypher: bool = True,
+        alias: str | None = None) -> Plan:
     """A checked ``QueryPlan`` for a question in words (``%%gask``); ``.execute()`` runs it through ``query_subgraph``.
 
     ``model`` is a LangChain chat model (default: the one given to ``set_planner_model``).
     """
-    return _kept(planner.plan(question, planner.chosen_model(model), connection=REGISTRY.get(alias), **options))
+    return _kept(planner.plan(question, planner.chosen_model(model), connection=REGISTRY.get(alias), timeout=timeout, allow_cypher=allow_cypher))
 
 
 def set_planner_model(model: Any) -> None:
@@ -249,38 +247,55 @@ def set_planner_model(model: Any) -> None:
     planner.DEFAULT_MODEL["model"] = model
 
 
-@_signature_of(extraction.extract)
-def extract(documents: Any, model: Any, *, alias: str | None = None, **options: Any):
+def extract(documents: Any, model: Any, *, allowed_node_types: list[str] | None = None,
+        allowed_relationship_types: list[Any] | None = None, validate: str = "warn", examples: Any = None,
+        prompt: str | None = None, ingest: bool = True, batch_size: int = 10, max_document_chars: int = 12000,
+        max_concurrency: int = 1, fuzzy: float | None = None, alias: str | None = None) -> ExtractionResult:
     """Extract a graph from LangChain Documents with a chat model and write it, linked to its sources (GraphRAG).
 
     Returns an ``ExtractionResult`` (``graph_documents``, ``dropped``, ``merges``). ``validate="error"``
     raises before anything is written; ``ingest=False`` previews. See :mod:`gestalt_nb.graphrag.extraction`.
     """
-    return _kept(extraction.extract(REGISTRY.get(alias), documents, model, **options))
+    return _kept(extraction.extract(
+        REGISTRY.get(alias), documents, model, allowed_node_types=allowed_node_types, allowed_relationship_types=allowed_relationship_types,
+        validate=validate, examples=examples, prompt=prompt, ingest=ingest, batch_size=batch_size, max_document_chars=max_document_chars,
+        max_concurrency=max_concurrency, fuzzy=fuzzy,
+    ))
 
 
-@_signature_of(extraction.ingest)
-def ingest_graph_documents(graph_documents: Any, *, alias: str | None = None, **options: Any):
+def ingest_graph_documents(graph_documents: Any, *, batch_size: int = 10, fuzzy: float | None = None,
+        alias: str | None = None) -> ExtractionResult:
     """Write graph documents made elsewhere (e.g. LangChain's ``LLMGraphTransformer``) the way ``extract`` does."""
-    return _kept(extraction.ingest(REGISTRY.get(alias), graph_documents, **options))
+    return _kept(extraction.ingest(REGISTRY.get(alias), graph_documents, batch_size=batch_size, fuzzy=fuzzy))
 
 
-@_signature_of(answering.answer)
-def answer(question: str, model: Any, *, alias: str | None = None, **options: Any):
+def answer(question: str, model: Any, *, max_depth: int = 2, relations: list[str] | None = None,
+        max_nodes: int = 100, max_edges: int = 300, max_fanout: int = 50, max_context_chars: int = 6000,
+        max_passages: int = 8, max_passage_chars: int = 1000, prompt: str | None = None,
+        names_prompt: str | None = None, alias: str | None = None) -> Answer:
     """Answer a question from the graph (GraphRAG): names → seeds → ``query_subgraph`` → bounded context → model.
 
     Returns an ``Answer`` (``answer``, ``names``, ``seeds``, ``context``, ``subgraph``, ``sources``).
     """
-    return _kept(answering.answer(REGISTRY.get(alias), question, model, **options))
+    return _kept(answering.answer(
+        REGISTRY.get(alias), question, model, max_depth=max_depth, relations=relations, max_nodes=max_nodes, max_edges=max_edges,
+        max_fanout=max_fanout, max_context_chars=max_context_chars, max_passages=max_passages, max_passage_chars=max_passage_chars, prompt=prompt,
+        names_prompt=names_prompt,
+    ))
 
 
-@_signature_of(neighbourhood.query_subgraph)
-def query_subgraph(*args: Any, alias: str | None = None, **options: Any):
+def query_subgraph(entities: list[str] | str | None = None, relations: list[str] | str | None = None,
+        min_confidence: float = 0.0, max_hops: int = 1, *, max_nodes: int = 500, max_edges: int = 2000,
+        max_fanout: int = 100, include_internal: bool = False, filter_during_traversal: bool = False,
+        drop_isolated: bool = False, alias: str | None = None) -> SubgraphResult:
     """The bounded neighbourhood of named entities on the current (or named) connection (``%gsubgraph``).
 
     See :func:`gestalt_nb.graph.neighbourhood.query_subgraph` for the guarantees.
     """
-    return _kept(neighbourhood.query_subgraph(REGISTRY.get(alias), *args, **options))
+    return _kept(neighbourhood.query_subgraph(
+        REGISTRY.get(alias), entities, relations, min_confidence, max_hops, max_nodes=max_nodes, max_edges=max_edges, max_fanout=max_fanout,
+        include_internal=include_internal, filter_during_traversal=filter_during_traversal, drop_isolated=drop_isolated,
+    ))
 
 
 def show_retrieval(retriever: Any, query: str):
@@ -289,8 +304,9 @@ def show_retrieval(retriever: Any, query: str):
     return _kept(retrieve(found or Connection("retriever", retriever.graph, owned=False), retriever, query))
 
 
-@_signature_of(loading.load_nodes)
-def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
+def load_nodes(df: Any, *, id: str, label: str | None = None, label_column: str | None = None,
+        properties: Iterable[str] | None = None, keep_id: bool | None = None,
+        alias: str | None = None) -> LoadResult:
     """Load a DataFrame as nodes, one per row, in one transaction (``%gload nodes``): all rows or none.
 
     A row whose id is already stored updates that node (labels added, later values win); rows repeating
@@ -326,11 +342,12 @@ def load_nodes(df: Any, *, alias: str | None = None, **options: Any):
     >>> gestalt_nb.load_nodes(people, id="id", label="Person")
     <LoadResult nodes: 2 rows → 2 created, 0 updated, 0 unchanged in 0.01 s (138 rows/s)>
     """
-    return loading.load_nodes(REGISTRY.get(alias), df, **options)
+    return loading.load_nodes(REGISTRY.get(alias), df, id=id, label=label, label_column=label_column, properties=properties, keep_id=keep_id)
 
 
-@_signature_of(loading.load_edges)
-def load_edges(df: Any, *, alias: str | None = None, **options: Any):
+def load_edges(df: Any, *, source: str, target: str, type: str | None = None, type_column: str | None = None,
+        id: str | None = None, id_prefix: str | None = None, properties: Iterable[str] | None = None,
+        directed: bool = True, alias: str | None = None) -> LoadResult:
     """Load a DataFrame as relationships, one per row, in one transaction (``%gload edges``): all rows or none.
 
     Both ends of every row must already be stored (load the nodes first). The relationship type is kept
@@ -376,25 +393,32 @@ def load_edges(df: Any, *, alias: str | None = None, **options: Any):
     >>> gestalt_nb.load_edges(knows, source="src", target="dst", type="KNOWS")
     <LoadResult relationships: 1 rows → 1 created, 0 updated, 0 unchanged in 0.01 s (83 rows/s)>
     """
-    return loading.load_edges(REGISTRY.get(alias), df, **options)
+    return loading.load_edges(
+        REGISTRY.get(alias), df, source=source, target=target, type=type, type_column=type_column, id=id, id_prefix=id_prefix, properties=properties,
+        directed=directed,
+    )
 
 
-@_signature_of(loading.load_graph_documents)
-def load_graph_documents(documents: Any, *, alias: str | None = None, **options: Any):
+def load_graph_documents(documents: Iterable[Any], *, include_source: bool = False,
+        alias: str | None = None) -> LoadResult:
     """The adapter's ``add_graph_documents`` inside one transaction: all or nothing, and fast."""
-    return loading.load_graph_documents(REGISTRY.get(alias), documents, **options)
+    return loading.load_graph_documents(REGISTRY.get(alias), documents, include_source=include_source)
 
 
-@_signature_of(networkx_io.from_networkx)
-def from_networkx(G: Any, *, alias: str | None = None, **options: Any):
+def from_networkx(G: Any, *, label: str | dict[Any, str] = "Node", type: str = "LINKS",
+        label_attr: str | None = None, type_attr: str | None = None, directed: bool | None = None,
+        alias: str | None = None):
     """Load a networkx graph into the current (or named) connection; returns (nodes, relationships) LoadResults."""
-    return networkx_io.from_networkx(REGISTRY.get(alias), G, **options)
+    return networkx_io.from_networkx(REGISTRY.get(alias), G, label=label, type=type, label_attr=label_attr, type_attr=type_attr, directed=directed)
 
 
-@_signature_of(paths.shortest_path)
-def shortest_path(a: Any, b: Any, *, alias: str | None = None, **options: Any) -> QueryResult:
+def shortest_path(a: str | int, b: str | int, *, types: list[str] | None = None, max_hops: int | None = None,
+        direction: str = "both", all_shortest: bool = False, timeout: float | None = None,
+        alias: str | None = None) -> QueryResult:
     """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result."""
-    return _kept(paths.shortest_path(REGISTRY.get(alias), a, b, **options))
+    return _kept(paths.shortest_path(
+        REGISTRY.get(alias), a, b, types=types, max_hops=max_hops, direction=direction, all_shortest=all_shortest, timeout=timeout,
+    ))
 
 
 def show_trace(messages_or_state: Any):
@@ -407,9 +431,17 @@ def last_result() -> QueryResult | None:
     return REGISTRY.last_result
 
 
-@setting_keywords
-def show(value: Any, **options: Any):
-    """The view of a result (``QueryResult``) or a bare ``Subgraph``; each option overrides its setting for this view."""
+def show(
+        value: Any, *, row_limit: int | None = None, display_limit: int | None = None, renderer: str | None = None, caption_property: str | None = None,
+        graph_height: int | None = None, max_nodes: int | None = None, max_edges: int | None = None, color: Colour | str | None = None,
+        size: Size | str | None = None, layout: Layout | str | None = None, static_max_nodes: int | None = None, json_max_chars: int | None = None,
+        short_errors: bool | None = None, map_size: str | None = None, warn_slow: bool | None = None, rewrite_untyped: bool | None = None,
+        timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None, tool_memory_limit: str | None = None,
+        caption: str | None = None,
+):
+    """The view of a result (``QueryResult``) or a bare ``Subgraph``; each option overrides its setting for this view
+    (one keyword per setting, and ``caption`` for ``caption_property``; ``tests/test_signatures.py`` checks the list)."""
+    options = {name: given for name, given in locals().items() if name != "value" and given is not None}  # the options given
     if hasattr(value, "show"):
         return value.show(**options)
     return display.view_for(value, **options)

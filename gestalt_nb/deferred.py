@@ -2,11 +2,9 @@
 
 ``%load_ext gestalt_nb`` must not import GestaltDB (its Cypher parser takes ~0.9 s to build) nor
 LangChain (langsmith ~0.7 s); those load when a database is first opened or a query first runs.
-Two tools keep that true without wrappers that hide a function's parameters:
+(A connection's own capabilities are written out in ``capabilities.py``, each importing its function
+on first use.) Two tools keep that true without wrappers that hide a function's parameters:
 
-- :class:`Deferred`, a class attribute that is another module's function taking the instance first:
-  ``Connection.run = Deferred("cypher.query", "run")`` makes ``connection.run`` the bound function
-  itself, so ``help()``, ``inspect.signature`` and Shift+Tab show its real parameters and docstring;
 - :func:`hands_keywords_to`, for a method ``body(self, **options)`` that hands its keywords to a class it
   does not own (the adapter's toolkits, ``GestaltStore``): it shows that class's keyword parameters;
 - :func:`lazy_module_names`, a PEP 562 ``__getattr__`` / ``__dir__`` pair over a table of names.
@@ -21,7 +19,7 @@ from collections.abc import Callable, Sequence
 from types import MethodType
 from typing import Any
 
-from .checks import check, checked, kinds, one_line
+from .checks import check, kinds, one_line
 
 PACKAGE = __name__.rpartition(".")[0]
 
@@ -29,21 +27,6 @@ PACKAGE = __name__.rpartition(".")[0]
 def load(module: str, name: str) -> Any:
     """``gestalt_nb.<module>.<name>``, importing the module if it is not yet imported."""
     return getattr(importlib.import_module(f"{PACKAGE}.{module}"), name)
-
-
-class Deferred:
-    """A method that is ``gestalt_nb.<module>.<name>`` (a function whose first parameter is the instance), its arguments
-    checked against their annotations (``checks.checked``)."""
-
-    def __init__(self, module: str, name: str) -> None:
-        self.module, self.name = module, name
-
-    def __set_name__(self, owner: type, attribute: str) -> None:
-        self.attribute = attribute
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        function = self.function = getattr(self, "function", None) or checked(load(self.module, self.name))  # checks.py
-        return function if instance is None else function.__get__(instance, owner)
 
 
 class HandsKeywordsOn:

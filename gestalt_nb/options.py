@@ -9,14 +9,45 @@ from __future__ import annotations
 import importlib.util
 import re
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import GestaltError, missing
 
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
-#: Every canvas layout and the options it takes (anything else is an error, not silently ignored): the one
-#: list the settings, the magics' --layout and the canvas (canvas/encode.py) check against.
-LAYOUTS = {"force": (), "layered": (), "radial": ("root",), "circular": (), "grid": (), "positions": ("x", "y")}
+
+class LayoutKind(NamedTuple):
+    """One layout's declaration: the options it takes (each with what it names, for the help), what it draws,
+    and the options' defaults sent to the page."""
+
+    takes: dict[str, str]
+    draws: str
+    defaults: dict[str, str] = {}
+
+
+#: Every canvas layout. The one declaration: the settings' help, ``--layout``'s help, the checks of ``Layout``
+#: and the page's list (``js/src/layouts/index.js``, checked equal by ``tests/test_option_values.py``) come from it.
+LAYOUTS: dict[str, LayoutKind] = {
+    "force": LayoutKind({}, "force-directed (the default)"),
+    "layered": LayoutKind({}, "layers, for a root-less DAG or a tree"),
+    "radial": LayoutKind({"root": "ID"}, "rings around a root node"),
+    "circular": LayoutKind({}, "one circle"),
+    "grid": LayoutKind({}, "rows and columns"),
+    "positions": LayoutKind({"x": "PROP", "y": "PROP"}, "x / y from node properties (y grows upward)", {"x": "x", "y": "y"}),
+}
+#: What node size can mean besides a numeric property (the page computes each: ``js/src/encode.js``).
+SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
+#: What node colour can mean besides a property, and how a property's values can be forced to read.
+COLOR_BY = ("label", "community")
+COLOR_AS = ("ramp", "categories")
+
+
+def layout_usage() -> str:
+    """``force (default), layered, radial[:root=ID], …``: the layouts as the magics' help writes them."""
+    def one(name: str) -> str:
+        takes = LAYOUTS[name].takes
+        return name + (f"[:{','.join(f'{key}={what}' for key, what in takes.items())}]" if takes else "")
+
+    return ", ".join(one(name) + (" (default)" if name == "force" else "") for name in LAYOUTS)
 
 
 def parse_layout(text: str) -> tuple[str, dict[str, str]]:
@@ -31,25 +62,98 @@ def parse_layout(text: str) -> tuple[str, dict[str, str]]:
     return name.strip(), options
 
 
-def layout_spec(name: Any, options: dict[str, Any]) -> dict[str, Any]:
-    """A layout (``"radial:root=alice"``, a name and options, or a dict) checked and in the canvas's form."""
+class Layout(str):
+    """A canvas layout, checked once where it is written and handed down as this value.
+
+    ``Layout("radial:root=alice")``, ``Layout("radial", root="alice")`` or ``Layout({"name": "radial", ...})``:
+    its ``name`` and ``options`` (strings). It is also the text of the magic's form (``settings.layout == "grid"``),
+    so the settings and ``%config`` keep showing what was written; ``Layout(a_layout)`` is that layout, not re-read.
+    """
+
+    name: str
+    options: dict[str, str]
+
+    def __new__(cls, value: Any = "force", **options: Any) -> Layout:
+        if isinstance(value, Layout) and not options:
+            return value
+        written = isinstance(value, str) and not isinstance(value, Layout) and not options  # kept as the person wrote it
+        name, options = _checked_layout(value, options)
+        text = name + (":" + ",".join(f"{key}={item}" for key, item in options.items()) if options else "")
+        made = super().__new__(cls, value if written else text)
+        made.name, made.options = name, options
+        return made
+
+    def spec(self) -> dict[str, Any]:
+        """The canvas's form: ``{"name": ..., "options": {...}}``, the declared defaults filled in."""
+        return {"name": self.name, "options": {**LAYOUTS[self.name].defaults, **self.options}}
+
+
+def _checked_layout(name: Any, options: dict[str, Any]) -> tuple[str, dict[str, str]]:
     if isinstance(name, dict):
-        options = {**{key: value for key, value in name.items() if key != "name"}, **options}
+        options = {**{key: value for key, value in name.items() if key != "name"}, **name.get("options", {}), **options}
+        options.pop("options", None)
         name = name.get("name", "force")
-    if isinstance(name, str) and ":" in name:
+    if isinstance(name, Layout):
+        name, options = name.name, {**name.options, **options}
+    elif isinstance(name, str) and ":" in name:
         name, parsed = parse_layout(name)
         options = {**parsed, **options}
     if name not in LAYOUTS:
         raise GestaltError(f"Unknown layout {name!r}; choose one of: {', '.join(LAYOUTS)}.")
-    unknown = set(options) - set(LAYOUTS[name])
+    unknown = set(options) - set(LAYOUTS[name].takes)
     if unknown:
-        takes = ", ".join(LAYOUTS[name]) or "no options"
+        takes = ", ".join(LAYOUTS[name].takes) or "no options"
         raise GestaltError(f"The {name} layout takes {takes}, not {', '.join(sorted(unknown))}.")
-    if name == "positions":
-        options = {"x": str(options.get("x", "x")), "y": str(options.get("y", "y"))}
-    if name == "radial" and options.get("root") is not None:
-        options = {"root": str(options["root"])}
-    return {"name": name, "options": options}
+    return str(name), {key: str(value) for key, value in options.items() if value is not None}
+
+
+class Colour(str):
+    """What node colour means, read once: ``by`` is ``"label"``, ``"community"`` or ``"property"`` (then ``name``,
+    and ``as_``: ``"ramp"``, ``"categories"`` or ``""`` for "numbers with at most 12 values are categories").
+
+    ``"PROP:ramp"`` forces a ramp; a property whose own name ends so (``"x:ramp"``) is still found by its whole
+    name when the drawing is coloured (``canvas/encode.py`` ``color_spec``). Also the text written.
+    """
+
+    by: str
+    name: str
+    as_: str
+
+    def __new__(cls, value: Any = "label") -> Colour:
+        if isinstance(value, Colour):
+            return value
+        made = super().__new__(cls, str(value))
+        name, _, mode = made.rpartition(":")
+        if made in COLOR_BY:
+            made.by, made.name, made.as_ = str(made), "", ""
+        else:
+            made.by = "property"
+            made.name, made.as_ = (name, mode) if mode in COLOR_AS else (str(made), "")
+        return made
+
+
+class Size(str):
+    """What node size means, read once: ``by`` is a metric of :data:`SIZE_METRICS` or ``"property"`` (then ``name``).
+
+    ``area=True`` (an overview's super-nodes, sized by their member count) makes a node's area, not its radius,
+    follow the value. Also the text written (``settings.size == "degree"``).
+    """
+
+    by: str
+    name: str
+    area: bool
+
+    def __new__(cls, value: Any = "degree", *, area: bool = False) -> Size:
+        if isinstance(value, Size) and not area:
+            return value
+        made = super().__new__(cls, str(value))
+        made.by, made.name = (str(made), "") if made in SIZE_METRICS else ("property", str(made))
+        made.area = area
+        return made
+
+
+#: The settings read into values when set (so a value is checked once, where it is written).
+VALUES: dict[str, Any] = {"layout": Layout, "color": Colour, "size": Size}
 
 
 def setting(default: Any, help: str) -> Any:
@@ -63,6 +167,8 @@ class Settings:
     """Kernel-wide defaults; each is also ``%config GestaltMagic.<name>`` (``magics/magic.py`` makes the traits)."""
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name in VALUES and value is not None:
+            value = VALUES[name](value)  # read once here: a bad layout fails where it is written
         super().__setattr__(name, value)
         if name == "short_errors" and globals().get("settings") is self:  # errors sit below the settings: told, not asking
             GestaltError.short = bool(value)
@@ -74,9 +180,9 @@ class Settings:
     graph_height: int = setting(560, "Height of the drawn graph in pixels.")
     max_nodes: int = setting(1000, "Nodes drawn before the graph is cut (it says when it left any out).")
     max_edges: int = setting(3000, "Relationships drawn before the graph is cut (it says when it left any out).")
-    color: str = setting("label", "What node colour means on the canvas: \"label\", \"community\" or a property name.")
-    size: str = setting("degree", "What node size means: \"degree\" (default), \"in_degree\", \"out_degree\", \"pagerank\" or a numeric property.")
-    layout: str = setting("force", "Canvas layout: force, layered, radial, circular, grid, positions (\"positions:x=lon,y=lat\", \"radial:root=ID\").")
+    color: Colour = setting("label", "What node colour means on the canvas: \"label\", \"community\" or a property name.")
+    size: Size = setting("degree", "What node size means: \"degree\" (default), \"in_degree\", \"out_degree\", \"pagerank\" or a numeric property.")
+    layout: Layout = setting("force", f"Canvas layout: {layout_usage()}.")
     static_max_nodes: int = setting(300, "Nodes in the static SVG picture kept for saved notebooks (a circle layout; more is unreadable).")
     json_max_chars: int = setting(100_000, "Characters of JSON shown in the JSON tab before it is cut.")
     short_errors: bool = setting(True, "Short one-line errors (True) or full tracebacks (False).")
@@ -110,7 +216,6 @@ class Settings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
-        layout_spec(self.layout, {})
         for name in ("timeout", "tool_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -122,15 +227,6 @@ class Settings:
 settings = Settings()
 
 
-def setting_keywords(function: Any) -> Any:
-    """Show ``function``'s ``**overrides`` as what they are: one keyword per setting (and ``caption``)."""
-    import inspect
-
-    found = inspect.signature(function)
-    head = [p for p in found.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    named = [inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=None) for item in fields(Settings)]
-    function.__signature__ = found.replace(parameters=[*head, *named, inspect.Parameter("caption", inspect.Parameter.KEYWORD_ONLY, default=None)])
-    return function
 #: Every setting, each also a ``GestaltMagic`` trait of the same name.
 SETTING_NAMES = tuple(item.name for item in fields(Settings))
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .capabilities import Capabilities
 from .checks import checked_methods
-from .deferred import Deferred, hands_keywords_to
+from .deferred import hands_keywords_to
 from .engine.store import adapter_db, store_path
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
 from .graph.ids import resolve, stored
@@ -48,7 +49,7 @@ def parse_size(value: int | str) -> int:
 
 @checked_methods
 @dataclass(eq=False)
-class Connection:
+class Connection(Capabilities):  # run, explain, subgraph, … (capabilities.py)
     """One named database, and where it came from.
 
     One database, three ways to reach it, each for its own reader:
@@ -92,18 +93,6 @@ class Connection:
         if self.path is not None:
             return f"Reopen it with %gestalt open {self.path}"
         return "Wrap an open graph again with %gestalt use VAR"
-
-    # The capabilities: each is the lower module's own function taking the connection first, imported
-    # on first use (``deferred.Deferred``), so help() and Shift+Tab show its real parameters.
-    run = Deferred("cypher.query", "run")
-    explain = Deferred("cypher.explain", "explain")
-    subgraph = Deferred("graph.neighbourhood", "query_subgraph")
-    shortest_path = Deferred("cypher.paths", "shortest_path")
-    load_nodes = Deferred("data.loading", "load_nodes")
-    load_edges = Deferred("data.loading", "load_edges")
-    from_networkx = Deferred("data.networkx_io", "from_networkx")
-    schema = Deferred("graph.schema", "schema")
-    overview = Deferred("grouped.build", "overview")
 
     def index_names(self) -> int:
         """(Re)build the case-insensitive name index beside the graph from every node, in one transaction; names indexed."""

@@ -17,13 +17,11 @@ from ..errors import GestaltError
 from ..graph.bookkeeping import legend_label, legend_type
 from ..graph.subgraph import Node, Subgraph
 from ..graph.values import display_properties
-from ..options import layout_spec
+from ..options import SIZE_METRICS, Colour, Layout, Size
 from ..render.captions import caption as caption_of
 from ..shorten import listing, shorten
 from .payload import CAPTION_CHARS, MAX_PROPERTIES, bounded_value
 from .protocol import FilterOp, LayoutOp, StyleOp
-
-SIZE_METRICS = ("degree", "in_degree", "out_degree", "pagerank")
 
 
 def _known_properties(nodes: Iterable[Node]) -> set[str]:
@@ -34,17 +32,14 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-COLOR_AS = ("ramp", "categories")
-
-
 def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
-    """``PROP`` (numbers with at most 12 values: categories, else a ramp), ``PROP:ramp`` or ``PROP:categories``."""
-    if color in ("label", "community"):
-        return {"by": color}
+    """``PROP`` (numbers with at most 12 values: categories, else a ramp), ``PROP:ramp`` or ``PROP:categories``
+    (a :class:`~gestalt_nb.options.Colour`, or its text) checked against the drawn nodes."""
+    colour = Colour(color)
+    if colour.by != "property":
+        return {"by": colour.by}
     known = _known_properties(nodes)
-    name, _, mode = color.rpartition(":")
-    if color in known or mode not in COLOR_AS:
-        name, mode = color, ""
+    name, mode = (str(colour), "") if colour in known else (colour.name, colour.as_)
     if name not in known:
         raise GestaltError(f"No drawn node has a property {name!r}; colour by 'label', 'community' or one of: {_names(nodes)} "
                            "(add :ramp or :categories to force either).")
@@ -52,13 +47,16 @@ def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
 
 
 def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:
-    if size in SIZE_METRICS:
-        return {"by": size}
-    if size not in _known_properties(nodes):
-        raise GestaltError(f"No drawn node has a property {size!r}; size by {', '.join(SIZE_METRICS)} or a numeric property: {_names(nodes)}.")
-    if not any(_numeric(node.properties.get(size)) for node in nodes):
-        raise GestaltError(f"Property {size!r} has no numeric values on the drawn nodes, so it cannot set a size; colour by it instead.")
-    return {"by": "property", "name": size}
+    """A metric, or a numeric property (a :class:`~gestalt_nb.options.Size`, or its text) checked against the drawn
+    nodes; a size by area (an overview's member counts) says so in its legend."""
+    size = Size(size)
+    if size.by != "property":
+        return {"by": size.by}
+    if size.name not in _known_properties(nodes):
+        raise GestaltError(f"No drawn node has a property {size.name!r}; size by {', '.join(SIZE_METRICS)} or a numeric property: {_names(nodes)}.")
+    if not any(_numeric(node.properties.get(size.name)) for node in nodes):
+        raise GestaltError(f"Property {size.name!r} has no numeric values on the drawn nodes, so it cannot set a size; colour by it instead.")
+    return {"by": "property", "name": size.name, **({"title": f"area = {size.name}", "area": True} if size.area else {})}
 
 
 def _kept_by(predicate: Callable[[Node], Any], node: Node) -> bool:
@@ -98,17 +96,18 @@ class ViewMethods:
     caption_property: str
     _delta: Callable[..., None]
 
-    def _view_defaults(self, color: str | None, size: str | None, layout: Any) -> None:
+    def _view_defaults(self, color: Colour | str | None, size: Size | str | None, layout: Layout | str | None) -> None:
+        """The drawing's first colour, size and layout: values read where they were written (a plain
+        ``GraphCanvas(layout="grid")`` is read here, its one place)."""
         self.view_state = {"style": {}, "layout": {"name": "force", "options": {}}, "filter": None}
         nodes = list(self.subgraph.nodes.values())
-        if color and color != "label" and nodes:  # an empty drawing (an empty result, grouped) has nothing to colour or size
-            self.view_state["style"]["color"] = color_spec(color, nodes)
-        if size and size != "degree" and nodes:  # "degree" is the default scale (logarithmic); style(size="degree") is linear
+        colour, size = Colour(color or "label"), Size(size or "degree")
+        if colour.by != "label" and nodes:  # an empty drawing (an empty result, grouped) has nothing to colour or size
+            self.view_state["style"]["color"] = color_spec(colour, nodes)
+        if size.by != "degree" and nodes:  # "degree" is the default scale (logarithmic); style(size="degree") is linear
             self.view_state["style"]["size"] = size_spec(size, nodes)
-            if size == "nodes" and self.subgraph.groups:  # an overview: a super-node's area is its member count
-                self.view_state["style"]["size"].update(title="area = nodes", area=True)
         if layout:
-            self.view_state["layout"] = layout_spec(layout, {})
+            self.view_state["layout"] = Layout(layout).spec()
 
     def style(self, *, color: str | None = None, size: str | None = None, caption: str | None = None) -> None:
         """Colour nodes by ``"label"``, ``"community"`` or a property; size them by a metric or a numeric property;
@@ -116,12 +115,12 @@ class ViewMethods:
         nodes = list(self.subgraph.nodes.values())
         op = StyleOp(op="style")
         if color is not None:
-            op["color"] = color_spec(str(color), nodes)
+            op["color"] = color_spec(color, nodes)
             cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
             if cut:
                 op["values"] = cut  # {node id: {property: value}}
         if size is not None:
-            op["size"] = size_spec(str(size), nodes)
+            op["size"] = size_spec(size, nodes)
             cut = cut_values(nodes, op["size"]["name"]) if op["size"].get("name") else None
             for node_id, value in (cut or {}).items():
                 op.setdefault("values", {}).setdefault(node_id, {}).update(value)
@@ -135,9 +134,10 @@ class ViewMethods:
         self._delta([op])
 
     def layout(self, name: str = "force", **options: Any) -> None:
-        """Lay the drawing out again: force, layered (root-less DAG / tree), radial (``root=``), circular, grid,
-        positions (``x=``, ``y=`` property names; y grows upward). Nodes move in place; pinned nodes stay."""
-        spec = layout_spec(name, options)
+        """Lay the drawing out again: a layout of ``options.LAYOUTS`` by name and its options, as ``--layout`` takes
+        them (``"radial", root=ID``; ``"positions", x=PROP, y=PROP``, y growing upward). Nodes move in place;
+        pinned nodes stay."""
+        spec = Layout(name, **options).spec()
         self.view_state["layout"] = spec
         self._delta([LayoutOp(op="layout", name=spec["name"], options=spec["options"])])
 

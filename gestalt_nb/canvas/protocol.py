@@ -109,7 +109,7 @@ class StyleOp(TypedDict, total=False):
 
 
 class LayoutOp(TypedDict):
-    """Lay the drawing out again (``options.layout_spec``)."""
+    """Lay the drawing out again (``options.Layout.spec``)."""
 
     op: Literal["layout"]
     name: str

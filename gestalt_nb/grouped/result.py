@@ -21,6 +21,7 @@ from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
+from ..options import Size
 from .compact import Compact
 from .grouping import STRONGEST, Grouping, dense, own_group
 from .naming import Naming, name_groups
@@ -70,7 +71,7 @@ class OverviewResult(Displayable):
     notes: list[str] = field(default_factory=list)
     elapsed: float = 0.0
     reused: bool = False
-    view_options: dict[str, Any] = field(default_factory=lambda: {"size": "nodes", "caption": "caption"})
+    view_options: dict[str, Any] = field(default_factory=lambda: {"size": Size("nodes", area=True), "caption": "caption"})
     #: Where this level is: the captions of the groups opened to reach it (empty at the top).
     trail: tuple[str, ...] = ()
     #: Its super-nodes' id prefix before making it unique (a level inside group 3 of the top: "group:3/").

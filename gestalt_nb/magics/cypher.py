@@ -10,17 +10,21 @@ from IPython.core.magic import line_cell_magic, line_magic, magics_class
 
 from ..cypher import history, snippets
 from ..errors import GestaltError
-from ..options import layout_spec, settings
+from ..options import Colour, Layout, Size, settings
 from ..session import REGISTRY
 from .common import MagicBase, user_errors, words
 from .cypher_args import gcypher_parser, ghistory_parser, gsnippets_parser, split_line, split_params
 
 
 def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
-    """--color / --size / --caption / --layout as view options; a bad layout or layout option fails now."""
-    if args.layout:
-        layout_spec(args.layout, {})
-    return {"color": args.color, "size": args.size, "caption": args.caption, "layout": args.layout}
+    """--color / --size / --caption / --layout as view options, each read into its value once, here (a bad layout
+    or layout option fails now); the views, the settings and the canvas take the values as they are."""
+    return {
+        "color": None if args.color is None else Colour(args.color),
+        "size": None if args.size is None else Size(args.size),
+        "caption": args.caption,
+        "layout": None if args.layout is None else Layout(args.layout),
+    }
 
 
 @magics_class

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import shlex
 
-from ..options import RENDERERS
+from ..options import RENDERERS, SIZE_METRICS, layout_usage
 from .common import Parser
 
 
@@ -26,9 +26,9 @@ def gcypher_parser() -> Parser:
     parser.add_argument("--max-nodes", type=int, help="nodes drawn before the graph is cut")
     parser.add_argument("--max-edges", type=int, help="relationships drawn before the graph is cut")
     parser.add_argument("--color", help="node colour: label (default), community, or a node property")
-    parser.add_argument("--size", help="node size: degree (default), in_degree, out_degree, pagerank, or a numeric property")
+    parser.add_argument("--size", help=f"node size: {SIZE_METRICS[0]} (default), {', '.join(SIZE_METRICS[1:])}, or a numeric property")
     parser.add_argument("--caption", help="node property used as the caption")
-    parser.add_argument("--layout", help="force (default), layered, radial[:root=ID], circular, grid, positions[:x=PROP,y=PROP]")
+    parser.add_argument("--layout", help=layout_usage())
     parser.add_argument("--overview", nargs="?", const="community", metavar="BY",
                         help="draw every node of the result grouped (community, the default, or label) instead of the capped slice")
     parser.add_argument("--explain", action="store_true", help="show the plan, the LIMIT added and slow-shape warnings; run nothing")

@@ -7,6 +7,7 @@ from typing import Any
 from IPython.core.magic import line_magic, magics_class
 
 from ..errors import GestaltError
+from ..options import Colour
 from ..session import REGISTRY
 from .common import MagicBase, Parser, user_errors, words
 
@@ -141,7 +142,7 @@ class GraphMagics(MagicBase):
             max_groups=args.max_groups, timeout=args.timeout, memory_limit=args.memory_limit,
         )
         if args.color == "group":
-            result.view_options["color"] = "group"
+            result.view_options["color"] = Colour("group")  # the super-nodes' own property
         return self._keep(result, args.out)
 
     @line_magic

@@ -52,10 +52,10 @@ class _Settings(*PARTS, Magics, Configurable):
         """Reject a bad value before it is set, so the trait and the settings never disagree."""
         name = proposal["trait"].name
         try:
-            settings.with_overrides(**{name: proposal["value"]})
+            chosen = settings.with_overrides(**{name: proposal["value"]})
         except GestaltError as exc:
             raise TraitError(str(exc)) from None
-        return proposal["value"]
+        return getattr(chosen, name)  # as read (a layout is a Layout, still its text), so setting it reads nothing again
 
     @observe(*SETTING_NAMES)
     def _sync(self, change: Mapping[str, Any]) -> None:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from ..checks import checked
 from ..graph.subgraph import Subgraph
-from ..options import Settings, setting_keywords
+from ..options import Colour, Layout, Settings, Size
 from ..options import settings as default_settings
 
 
@@ -126,9 +127,19 @@ class Drawing:
         return self._svg
 
 
-@setting_keywords
-def render(subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None, **overrides: Any) -> Drawing:
-    """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer."""
-    chosen = (options or default_settings).with_overrides(**overrides)
+@checked  # the keywords checked against their annotations (checks.py), as every public call's are
+def render(
+        subgraph: Subgraph, options: Settings | None = None, *, connection: Callable[[], Any] | None = None,
+        row_limit: int | None = None, display_limit: int | None = None, renderer: str | None = None, caption_property: str | None = None,
+        graph_height: int | None = None, max_nodes: int | None = None, max_edges: int | None = None, color: Colour | str | None = None,
+        size: Size | str | None = None, layout: Layout | str | None = None, static_max_nodes: int | None = None, json_max_chars: int | None = None,
+        short_errors: bool | None = None, map_size: str | None = None, warn_slow: bool | None = None, rewrite_untyped: bool | None = None,
+        timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None, tool_memory_limit: str | None = None,
+        caption: str | None = None,
+) -> Drawing:
+    """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer (each keyword overrides its
+    setting, ``caption`` the ``caption_property``; ``tests/test_signatures.py`` checks they are the settings)."""
+    given = {name: value for name, value in locals().items() if name not in ("subgraph", "options", "connection")}  # the overrides
+    chosen = (options or default_settings).with_overrides(**given)
     counts = {"nodes": len(subgraph.nodes), "edges": len(subgraph.edges)}
     return Drawing(subgraph.capped(chosen.max_nodes, chosen.max_edges), chosen, counts, connection)

@@ -1,0 +1,100 @@
+"""Signatures written in the source: a public call that forwards to a capability spells out that capability's
+parameters (plus ``alias``), and ``show`` / ``render`` one keyword per setting; nothing is patched in at run time,
+so an editor and a type checker read what ``help()`` shows. These tests fail when the two drift apart."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import pytest
+
+import gestalt_nb
+from gestalt_nb import api
+from gestalt_nb.agents import planner
+from gestalt_nb.cypher import explain, paths, query
+from gestalt_nb.data import loading, networkx_io
+from gestalt_nb.feed.live import Live
+from gestalt_nb.graph import neighbourhood, schema
+from gestalt_nb.graphrag import answering, extraction
+from gestalt_nb.grouped import build
+from gestalt_nb.options import SETTING_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: public call → (the capability it forwards to, parameters the call fills in, defaults it changes)
+FORWARDS = {
+    "run": (query.run, ("connection",), {}),
+    "explain": (explain.explain, ("connection",), {}),
+    "schema": (schema.schema, ("connection",), {}),
+    "overview": (build.overview, ("connection",), {}),
+    "live": (Live.__init__, ("self", "connection"), {}),
+    "plan": (planner.plan, ("connection",), {"model": None}),
+    "extract": (extraction.extract, ("connection",), {}),
+    "ingest_graph_documents": (extraction.ingest, ("connection",), {}),
+    "answer": (answering.answer, ("connection",), {}),
+    "query_subgraph": (neighbourhood.query_subgraph, ("connection",), {}),
+    "load_nodes": (loading.load_nodes, ("connection",), {}),
+    "load_edges": (loading.load_edges, ("connection",), {}),
+    "load_graph_documents": (loading.load_graph_documents, ("connection",), {}),
+    "from_networkx": (networkx_io.from_networkx, ("connection",), {}),
+    "shortest_path": (paths.shortest_path, ("connection",), {}),
+}
+
+
+def _shape(parameters) -> list[tuple[str, object, object, object]]:
+    return [(p.name, p.kind, p.default, p.annotation) for p in parameters]
+
+
+@pytest.mark.parametrize("name", sorted(FORWARDS))
+def test_a_forwarding_call_spells_out_its_capabilitys_parameters(name):
+    target, filled, defaults = FORWARDS[name]
+    call = getattr(api, name)
+    wanted = [p.replace(default=defaults.get(p.name, p.default)) for p in inspect.signature(target).parameters.values() if p.name not in filled]
+    written = [p for p in inspect.signature(call).parameters.values() if p.name != "alias"]
+    assert _shape(written) == _shape(wanted), f"gestalt_nb.api.{name} no longer takes what {target.__qualname__} takes"
+    assert inspect.signature(call).parameters["alias"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert "__signature__" not in call.__dict__
+
+
+@pytest.mark.parametrize("function", [api.show, gestalt_nb.render])
+def test_show_and_render_take_one_keyword_per_setting(function):
+    keywords = [p for p in inspect.signature(function).parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "connection"]
+    assert [p.name for p in keywords] == [*SETTING_NAMES, "caption"]
+    assert {p.default for p in keywords} == {None}
+    assert "__signature__" not in function.__dict__
+
+
+def test_no_signature_is_assigned_at_run_time():
+    for path in ("gestalt_nb/api.py", "gestalt_nb/options.py", "gestalt_nb/render/__init__.py"):
+        assert "__signature__ =" not in (ROOT / path).read_text(encoding="utf-8"), path
+
+
+def test_a_setting_override_reaches_the_view(shell):
+    from gestalt_nb.graph.subgraph import Node, Subgraph
+
+    subgraph = Subgraph(nodes={"a": Node("a", ("T",), {"name": "A"})})
+    view = api.show(subgraph, max_nodes=7, layout="grid", caption="name")
+    assert (view.options.max_nodes, view.options.layout.name, view.options.caption_property) == (7, "grid", "name")
+    drawing = gestalt_nb.render(subgraph, max_edges=9, layout="circular")
+    assert (drawing.options.max_edges, drawing.options.layout.spec()["name"]) == (9, "circular")
+
+
+#: Connection method → the lower module's function that does the work (the connection first)
+CAPABILITIES = {
+    "run": query.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
+    "load_nodes": loading.load_nodes, "load_edges": loading.load_edges, "from_networkx": networkx_io.from_networkx,
+    "schema": schema.schema, "overview": build.overview,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAPABILITIES))
+def test_a_connection_capability_is_its_functions_signature_and_docstring(name):
+    from gestalt_nb.capabilities import Capabilities
+
+    method, function = getattr(Capabilities, name), CAPABILITIES[name]
+    own = list(inspect.signature(method).parameters.values())
+    theirs = list(inspect.signature(function).parameters.values())
+    assert own[0].name == "self" and _shape(own[1:]) == _shape(theirs[1:]), f"Connection.{name} no longer takes what {function.__module__}.{function.__name__} takes"
+    assert inspect.signature(method).return_annotation == inspect.signature(function).return_annotation
+    assert inspect.getdoc(method) == inspect.getdoc(function), f"Connection.{name}'s docstring is not {function.__name__}'s"
