@@ -412,7 +412,7 @@ def from_networkx(G: Any, *, label: str | dict[Any, str] = "Node", type: str = "
     return networkx_io.from_networkx(REGISTRY.get(alias), G, label=label, type=type, label_attr=label_attr, type_attr=type_attr, directed=directed)
 
 
-def shortest_path(a: str | int, b: str | int, *, types: list[str] | None = None, max_hops: int | None = None,
+def shortest_path(a: str | int, b: str | int, *, types: str | list[str] | None = None, max_hops: int | None = None,
         direction: str = "both", all_shortest: bool = False, timeout: float | None = None,
         alias: str | None = None) -> QueryResult:
     """The shortest path from ``a`` to ``b`` on the current (or named) connection, as a drawable result."""

@@ -72,7 +72,7 @@ class Capabilities:
             include_internal=include_internal, filter_during_traversal=filter_during_traversal, drop_isolated=drop_isolated,
         )
 
-    def shortest_path(self, a: str | int, b: str | int, *, types: list[str] | None = None, max_hops: int | None = None, direction: str = "both",
+    def shortest_path(self, a: str | int, b: str | int, *, types: str | list[str] | None = None, max_hops: int | None = None, direction: str = "both",
             all_shortest: bool = False, timeout: float | None = None) -> QueryResult:
         """The shortest path from ``a`` to ``b`` over ``types`` (default: every type), at most ``max_hops`` long.
 
