@@ -79,8 +79,10 @@ def made(tmp_path_factory):
 
 
 @pytest.fixture
-def instances(made):
-    """The instances, the connection opened again (each test ends by closing every connection: conftest.clean_state)."""
+def instances(made, tmp_path, monkeypatch):
+    """The instances, the connection opened again (each test ends by closing every connection: conftest.clean_state);
+    run in a temporary folder, so a call that wrongly runs (``create("x", ...)``) makes nothing in the repository."""
+    monkeypatch.chdir(tmp_path)
     return {**made, "Connection": gestalt_nb.connect(made["path"], alias="bad-inputs")}
 
 
