@@ -86,8 +86,8 @@ class View:
             show_output(self.bundle(), raw=True, display_id=self._display_id)
         else:
             widget = self.widget
-            if not self.canvases():
-                widget.add_class(outputs.LIVE)  # no canvas: the rendered widget is what replaces the picture
+            if not any(_holds(widget, canvas) for canvas in self.canvases()):
+                widget.add_class(outputs.LIVE)  # no canvas shown: the rendered widget is what replaces the picture
             show_output(self.picture(), raw=True, display_id=self._display_id)
             show_output(outputs.live_bundle(widget), raw=True)
         following = self.__dict__.setdefault("_following", set())
@@ -132,6 +132,11 @@ class View:
     def picture(self) -> dict[str, Any]:
         """The picture's output (``views/outputs.py``): static HTML and text, followed by the live widget's own output."""
         return outputs.picture_bundle(self.static_html(), self.text())
+
+
+def _holds(widget: Any, inner: Any) -> bool:
+    """Whether ``inner`` is ``widget`` or among its children, at any depth (the pages made so far)."""
+    return widget is inner or any(_holds(child, inner) for child in getattr(widget, "children", ()))
 
 
 def _close_tree(widget: Any) -> None:
