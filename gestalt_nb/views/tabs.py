@@ -18,6 +18,7 @@ from .. import display
 from ..graph.subgraph import Subgraph
 from ..options import settings
 from ..render import Drawing, render
+from . import outputs
 
 Page = Callable[[], Any]
 
@@ -70,16 +71,25 @@ class View:
         return []
 
     def _ipython_display_(self) -> None:
-        """Shown under a display id, so the saved notebook's static picture follows what the page shows.
+        """Shown in a kernel as two outputs, the picture (under a display id) and the live widget (``views/outputs.py``).
 
-        Each time the page reports a new picture (after it settles and after each change), the output
-        is updated with a static fallback drawn from the page's own positions, sizes and colours; the
-        page hands the drawing to the redrawn output as it is (js/src/index.js), so nothing moves.
+        The page shows the live output once it has drawn and the picture everywhere else (nbconvert, a
+        reopened notebook whose kernel lost the model). Each time the page reports a new picture (after
+        it settles and after each change), the picture's output is updated with a static picture drawn
+        from the page's own positions, sizes and colours, so the saved notebook shows what the person saw;
+        the live output is left as it is. Outside a kernel, one output (text in a terminal).
         """
         from IPython.display import display as show_output
 
         display.displayed(self)
-        show_output(self.bundle(), raw=True, display_id=self._display_id)
+        if display.kernel_shell() is None:  # plain IPython shows text: one output
+            show_output(self.bundle(), raw=True, display_id=self._display_id)
+        else:
+            widget = self.widget
+            if not any(_holds(widget, canvas) for canvas in self.canvases()):
+                widget.add_class(outputs.LIVE)  # no canvas shown: the rendered widget is what replaces the picture
+            show_output(self.picture(), raw=True, display_id=self._display_id)
+            show_output(outputs.live_bundle(widget), raw=True)
         following = self.__dict__.setdefault("_following", set())
         for canvas in self.canvases():
             if id(canvas) not in following:
@@ -116,7 +126,17 @@ class View:
             return
         from IPython.display import update_display
 
-        update_display(self.bundle(), raw=True, display_id=self._display_id)
+        shown = self.picture() if display.kernel_shell() is not None else self.bundle()
+        update_display(shown, raw=True, display_id=self._display_id)
+
+    def picture(self) -> dict[str, Any]:
+        """The picture's output (``views/outputs.py``): static HTML and text, followed by the live widget's own output."""
+        return outputs.picture_bundle(self.static_html(), self.text())
+
+
+def _holds(widget: Any, inner: Any) -> bool:
+    """Whether ``inner`` is ``widget`` or among its children, at any depth (the pages made so far)."""
+    return widget is inner or any(_holds(child, inner) for child in getattr(widget, "children", ()))
 
 
 def _close_tree(widget: Any) -> None:

@@ -1,0 +1,185 @@
+"""Saved notebooks show their pictures wherever they go, offline (headless Chromium, every outside request refused).
+
+A notebook with a ``%%gcypher`` drawing, a ``%goverview`` and a ``%gschema`` on the demo graph is executed
+with nbclient twice, storing widget state and not. Each copy converted with ``nbconvert --to html`` shows
+every picture (nbconvert's HTML of the copy with state used to show none: it picks the widget, whose manager
+it asks unpkg.com for). Each copy, trusted as a notebook saved in JupyterLab is, and the copy with
+state untrusted too, reopened in JupyterLab 4 without running (Notebook 7: the trusted copy without state)
+shows a picture (or the live canvas rebuilt from saved state) for every view and never "Error displaying
+widget: model not found" (which the trusted copy without state used to show: the fresh kernel has no models,
+as after a restart). Screenshots go to /work/notes/shots/.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
+from .test_canvas_browser import SHOTS
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+pytest.importorskip("jupyterlab", reason="JupyterLab 4 is not installed")
+pytest.importorskip("notebook", reason="Notebook 7 is not installed")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
+
+CELLS = [
+    "%load_ext gestalt_nb",
+    "%gestalt demo {demo}",
+    "%%gcypher\nMATCH (p:Person)-[w:WORKS_FOR]->(c:Company) RETURN p, w, c",
+    "%goverview",
+    "%gschema",
+]
+VIEWS = [2, 3, 4]  # the cells that show a drawing
+
+# Per code cell: how many pictures (<img>/<svg> at least 50 px each way) and drawn canvases are visible, and
+# the visible text of outputs that show a widget error.
+SEEN_JS = """([cells]) => Array.from(document.querySelectorAll(cells)).map(cell => {
+  const visible = (e) => { const r = e.getBoundingClientRect(); return r.width >= 50 && r.height >= 50 && e.checkVisibility(); };
+  const pictures = Array.from(cell.querySelectorAll('img, svg')).filter(e => visible(e) && (e.tagName !== 'IMG' || e.naturalWidth > 0));
+  const canvases = Array.from(cell.querySelectorAll('[data-gestalt-canvas]')).filter(visible)
+    .filter(e => e.gestaltCanvas && e.gestaltCanvas.nodesDrawn && e.gestaltCanvas.nodesDrawn() > 0);
+  const errors = Array.from(cell.querySelectorAll('*')).filter(e => e.children.length === 0 && e.checkVisibility()
+    && /Error displaying widget|model not found/.test(e.textContent)).map(e => e.textContent.trim());
+  return {pictures: pictures.length, canvases: canvases.length, errors};
+})"""
+LAB_CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell.jp-CodeCell"
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    """The notebook executed by nbclient without and with widget state: {state: path}."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    root = tmp_path_factory.mktemp("saved")
+    copies = {}
+    for state in (False, True):
+        notebook = nbformat.v4.new_notebook()
+        notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=root / "demo")) for source in CELLS]
+        notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        NotebookClient(notebook, timeout=180, kernel_name="python3", store_widget_state=state).execute(cwd=str(root))
+        assert ("widgets" in notebook.metadata) == state
+        copies[state] = root / f"state-{state}.ipynb"
+        nbformat.write(notebook, str(copies[state]))
+    return copies
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser() as instance:
+        yield instance
+
+
+def seen(page, cells: str) -> list[dict]:
+    return page.evaluate(SEEN_JS, [cells])
+
+
+@pytest.mark.parametrize("state", [False, True], ids=["without-state", "with-state"])
+def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, tmp_path):
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_notebook_node(nbformat.read(str(saved[state]), as_version=4))
+    assert ('type="application/vnd.jupyter.widget-view+json"' in body) == state  # with state, nbconvert picks the widget
+    path = tmp_path / "export.html"
+    path.write_text(body, encoding="utf-8")
+    page = chromium.new_page(viewport={"width": 1200, "height": 900})
+    remote: list[str] = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith(("file:", "data:", "blob:"))
+               else (remote.append(route.request.url), route.abort()))
+    try:
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        cells = seen(page, ".jp-Cell.jp-CodeCell")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"saved-nbconvert-{'with' if state else 'without'}-state.png"), full_page=True)
+    finally:
+        page.close()
+    print("refused requests:", remote)
+    assert [cells[number]["pictures"] for number in VIEWS] == [1, 1, 1], cells
+    assert not any(cell["errors"] for cell in cells), cells
+    # every request off the machine is nbconvert's own page furniture (require.js, MathJax, the widget manager)
+    assert all(url.startswith(("https://cdnjs.cloudflare.com/", "https://unpkg.com/@jupyter-widgets/")) for url in remote), remote
+
+
+def trust(server: JupyterServer, path: Path) -> None:
+    """Sign ``path`` with the server's notary, as JupyterLab does when it saves a notebook."""
+    subprocess.run([sys.executable, "-m", "jupyter", "trust", str(path)], env=server.env(), check=True, capture_output=True)
+
+
+# (copy, with widget state, trusted). The untrusted copy first: the same bytes signed earlier would be trusted.
+# Notebook 7 (the same widget manager) reopens the copy that showed "model not found", to keep the run short.
+REOPENED = {"lab": [("untrusted-with-state", True, False), ("trusted-without-state", False, True), ("trusted-with-state", True, True)],
+            "notebook": [("trusted-without-state", False, True)]}
+
+
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
+    """Without running: a picture (or a canvas drawn from saved state) per view, never "model not found"."""
+    server = JupyterServer(frontend).start()
+    page = JupyterPage(chromium, server)
+    found = {}
+    try:
+        for name, state, trusted in REOPENED[frontend]:
+            path = server.root / f"{name}.ipynb"
+            path.write_bytes(saved[state].read_bytes())
+            if trusted:
+                trust(server, path)
+            page.open(path.name)
+            try:
+                page.page.wait_for_function(  # each view shows something: a picture, a drawn canvas or an error
+                    f"""([cells, views]) => {{ const seen = ({SEEN_JS})([cells]);
+                        return views.every(n => seen[n] && (seen[n].pictures + seen[n].canvases > 0 || seen[n].errors.length)); }}""",
+                    arg=[LAB_CELLS, VIEWS], timeout=30_000)
+                page.pause(1.5)  # the widget manager has restored (or failed to find) the models by now
+                found[name] = seen(page.page, LAB_CELLS)
+                page.page.screenshot(path=str(SHOTS / f"saved-{frontend}-{name}.png"))
+            finally:
+                page.close_notebook()
+    finally:
+        remote = page.remote
+        page.close()
+        server.stop()
+    for name, cells in found.items():
+        print(frontend, name, [cells[number] for number in VIEWS])
+        assert all(cells[number]["pictures"] + cells[number]["canvases"] >= 1 for number in VIEWS), (name, cells)
+        assert not any(cell["errors"] for cell in cells), (name, cells)
+    assert remote == []
+
+
+def test_in_a_kernel_a_view_is_its_picture_then_its_live_widget_and_only_the_picture_follows_the_page(shell, demo, monkeypatch):
+    """The outputs a kernel sends: the picture (static HTML with the rule, under the display id) then the widget alone;
+    a page report updates the picture's output, never the widget's."""
+    from IPython.display import display as show
+    from IPython.utils.capture import capture_output
+
+    from gestalt_nb import display
+    from gestalt_nb.views import outputs
+
+    from .conftest import run
+    from .test_canvas_out import report
+
+    monkeypatch.setattr(display, "kernel_shell", lambda: shell)
+    people = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c")
+    framed = run(shell, "%%gcypher --renderer gestaltdb\nMATCH (p:Person)-[r:LIVES_IN]->(c:Place) RETURN p, r, c")  # no canvas
+    with capture_output() as shown:
+        show(people)
+        show(framed)
+    picture, live, other_picture, other_live = shown.outputs
+    assert picture.data["text/html"].startswith(outputs.STYLE) and 'src="data:image/svg+xml;base64,' in picture.data["text/html"]
+    assert picture.transient["display_id"] and "application/vnd.jupyter.widget-view+json" not in picture.data
+    assert live.data["application/vnd.jupyter.widget-view+json"]["model_id"] == people.view.widget.model_id
+    assert set(live.data) == {"application/vnd.jupyter.widget-view+json", "text/plain"} and not live.transient
+    assert outputs.LIVE not in people.view.widget._dom_classes and outputs.LIVE in framed.view.widget._dom_classes
+    assert other_picture.transient["display_id"] != picture.transient["display_id"] and other_live.data != live.data
+    with capture_output() as updates:
+        report(people.canvas)
+    (update,) = updates.outputs
+    assert update.update and update.transient["display_id"] == picture.transient["display_id"]
+    assert '<circle cx="10" cy="30"' in base64.b64decode(re.search(r"base64,([^\"]+)", update.data["text/html"]).group(1)).decode()
