@@ -146,3 +146,15 @@ def test_load_nodes_stores_infinities_and_big_integers_and_they_read_back(shell,
     drawn = gestalt_nb.run("MATCH (n:F) RETURN n").canvas.graph["nodes"]
     assert {node["c"]: (node["p"].get("x"), node["p"]["big"]) for node in drawn} == {
         "a": ("inf", str(BIG)), "b": ("-inf", 1), "c": (None, str(NEGATIVE_BIG))}
+
+
+@pytest.mark.parametrize("query", ["MATCH (n:P) RETURN n.name AS name, n.x AS x, n ORDER BY name",
+                                   "MATCH (n:P)-[r]->(m) RETURN n.name AS name, n.x AS x, r"])  # the second one rewritten (untyped hop)
+def test_the_agents_query_tool_reads_the_values_too(odd, query):
+    """The adapter's own query tool refuses a NaN ("GestaltDB query failed"); ours hands the agent every value."""
+    tool = {made.name: made for made in odd.toolkit().get_tools()}["gestaltdb_query"]
+    answer = json.loads(tool.invoke({"query": query}))  # Python's json reads NaN and Infinity, as a model would
+    found = {record["name"]: record["x"] for record in answer["records"]}
+    assert all(same(found[name], STORED[name]) for name in found) and "nan" in found, found
+    if "r" in answer["records"][0]:
+        assert math.isnan(answer["records"][0]["r"]["properties"]["w"])

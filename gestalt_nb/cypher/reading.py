@@ -19,6 +19,7 @@ from typing import Any
 from langchain_gestaltdb import GestaltDBGraph
 
 from ..engine.store import snapshot_db
+from ..graph.adapter import normalize
 from ..graph.rows import Rows
 
 
@@ -68,6 +69,12 @@ def read_only(adapter: Any, text: str, params: dict[str, Any] | None, allowed_pr
         if pinned is None:
             return adapter.query_read_only(text, params, allowed_procedures=allowed_procedures)
         return pinned.query_read_only(text, params, allowed_procedures=allowed_procedures, read_snapshot=False)
+
+
+def as_json(records: list[Any]) -> list[Any]:
+    """Records as the adapter's JSON (``graph.adapter.normalize``: a non-finite float kept as the float it is, which
+    the adapter refuses); JSON from an adapter subclass is given back as it is."""
+    return [normalize(record) for record in records] if isinstance(records, EngineRecords) else records
 
 
 def rows(records: list[Any], limit: int, *, write: bool = False) -> Rows:

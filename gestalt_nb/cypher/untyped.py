@@ -39,7 +39,7 @@ from ..engine.keys import OUT, adjacency_prefix, index_prefix, names_under
 from ..engine.store import cypher_tree, snapshot_db, stale_indexes
 from ..options import settings
 from .ast_text import walk
-from .reading import read_only, snapshot
+from .reading import as_json, read_only, reader, snapshot
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
 #: --types-sweep, 10k nodes / 30k relationships): the alternation's cost grows with the number of
@@ -383,9 +383,10 @@ def rewriting(adapter: Any) -> Any:
                 pass  # the adapter's own check reports what is wrong with the text
             if read_snapshot is not None:
                 return adapter.query_read_only(query, params, allowed_procedures=allowed_procedures, read_snapshot=read_snapshot)
+            engine = reader(adapter)  # the engine's records, made JSON here: a NaN or an infinity is kept, not refused
             if found is None or not settings.rewrite_untyped:
-                return read_only(adapter, query, params, allowed_procedures)
-            return read(adapter, found, params, tuple(allowed_procedures))[0]
+                return as_json(read_only(engine, query, params, allowed_procedures))
+            return as_json(read(engine, found, params, tuple(allowed_procedures))[0])
 
         def __getattr__(self, name: str) -> Any:
             return getattr(adapter, name)
