@@ -8,12 +8,14 @@ says why in an HTML comment on the line right before its fence, e.g.
 ``<!-- not run: needs a chat model (llm) -->``; each page's test warns with what it left out.
 
 Each page's cells run in order, in one real IPython kernel per page (nbclient, errors kept so every
-failing cell of a page is reported with page, block number, its first line and the error's last
-line). A page whose cells do not start with ``%load_ext gestalt_nb`` (the guides, which assume the
+failing cell of a page is reported with page, block number, its first line and the error as the
+traceback ends it: ``NameError: name 'x' is not defined``, a message of several lines by its first). A page whose cells do not start with ``%load_ext gestalt_nb`` (the guides, which assume the
 tour's first cell) runs after a preamble: ``%load_ext gestalt_nb``, ``import gestalt_nb`` and
 ``gestalt_nb.demo(PATH)`` on its own copy of a demo graph built once for the session, so a page that
 writes changes only its copy. The README and docs/index.md open the demo themselves, as written.
 Cells run in a scratch working directory (a page that writes ``people.html`` writes it there).
+The README's tour is also checked to show the overview where ``%goverview`` stands, and a copy of it
+with a misspelled name to fail on that block.
 """
 
 from __future__ import annotations
