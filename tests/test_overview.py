@@ -98,7 +98,7 @@ def test_demo_by_label_matches_the_label_counts(demo):
     result = gestalt_nb.overview("label")
     counted = {row["label"]: row["n"] for row in demo.run("MATCH (n) RETURN labels(n)[0] AS label, count(n) AS n").records}
     assert dict(zip(result.groups["name"], result.groups["size"])) == {k: v for k, v in counted.items() if not k.startswith("__")}
-    assert any(f"{counted['__LangChainSource__']} bookkeeping nodes (__LangChainSource__) are left out" in n for n in result.notes)
+    assert any(f"{counted['__LangChainSource__']} bookkeeping nodes (source) are left out" in n for n in result.notes)
 
 
 def test_a_second_call_reuses_and_a_write_recomputes(demo):

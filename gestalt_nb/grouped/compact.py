@@ -34,7 +34,7 @@ from ..engine import keys as layout
 from ..engine.pages import Pages, open_pages, spans
 from ..engine.store import ensure_index_current, lmdb_store
 from ..errors import GestaltError
-from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL
+from ..graph.bookkeeping import MEMORY_LABELS, SOURCE_LABEL, WORDS
 from .ids import Table
 
 __all__ = ["Compact", "Sink", "cached", "from_subgraph", "internal_label", "read", "relationships_about", "state_of", "store_of"]
@@ -374,7 +374,8 @@ def _kept(count: int, found: list[str], members: dict[str, np.ndarray], labels: 
         kept[members[label]] = False
     notes = []
     if not kept.all():
-        notes.append(f"{int((~kept).sum()):,} bookkeeping nodes ({', '.join(internal)}) are left out.")
+        said = ", ".join(WORDS[label].strip("()") if label in WORDS else label for label in internal)  # in words: (source)
+        notes.append(f"{int((~kept).sum()):,} bookkeeping nodes ({said}) are left out.")
     if labels:
         unknown = sorted(set(labels) - set(found))
         if unknown:
