@@ -16,12 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Public functions whose docstrings do not document every parameter yet (issue 45, scope 6). Strict: document
 #: one and the test fails until it leaves this list.
-NOT_YET = {
-    "answer", "explain", "explore", "extract", "from_networkx",
-    "ingest_graph_documents", "last_result", "live", "load_graph_documents", "load_ipython_extension", "overview",
-    "plan", "query_history", "query_subgraph", "render", "saved_snippets", "schema", "set_planner_model",
-    "shortest_path", "show", "show_retrieval", "show_trace",
-}
+NOT_YET: set[str] = set()
 PUBLIC = sorted(name for name in gestalt_nb.__all__ if inspect.isfunction(getattr(gestalt_nb, name)))
 
 
