@@ -127,11 +127,12 @@ def ingest_graph_documents(graph_documents: Any, *, batch_size: int = 10, fuzzy:
     graph_documents : list of GraphDocument
         Anything with a graph document's fields: nodes, relationships and a ``source`` Document each.
     batch_size : int, default 10
-        Documents written per transaction (1 or more).
+        Documents written per transaction (1 or more); a failed batch is rolled back, earlier ones stay.
     fuzzy : float, optional
-        Also merge names of one call this similar (1 to 100, e.g. 90; needs rapidfuzz); exact-after-normalising by default.
+        A similarity score from 1 to 100 (90, say; rapidfuzz needed) at which a name joins an entity of the same
+        call; off by default, when names match only once case, spacing and punctuation are set aside.
     alias : str, optional
-        The connection to write to; the current one by default.
+        Where to write: the connection of that name, else the current one.
 
     Returns
     -------
