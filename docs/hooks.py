@@ -82,17 +82,90 @@ def settings_page() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _signature(value: Any) -> str:
+#: A signature longer than this is written one parameter per line, so the reference's code blocks need no scrolling.
+WIDTH = 88
+#: numpy-style docstring sections, rendered as Markdown rather than as setext headings.
+SECTIONS = ("Parameters", "Returns", "Yields", "Raises", "Attributes", "Examples", "Notes", "See Also")
+
+
+class _Written(str):
+    """An annotation as the source wrote it (``from __future__ import annotations`` keeps them as text): shown unquoted."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def _signature(name: str, value: Any, kind: str) -> str:
+    """``def name(...) -> R``, wrapped one parameter per line when it is longer than :data:`WIDTH`."""
     try:
-        return str(inspect.signature(value))
+        signature = inspect.signature(value)
     except (TypeError, ValueError):
-        return "(...)"
+        return f"{kind} {name}(...)"
+    written = lambda a: _Written(a) if isinstance(a, str) else a
+    signature = signature.replace(
+        parameters=[p.replace(annotation=written(p.annotation)) for p in signature.parameters.values()],
+        return_annotation=written(signature.return_annotation),
+    )
+    one_line = f"{kind} {name}{signature}"
+    if len(one_line) <= WIDTH:
+        return one_line
+    parts, starred = [], False
+    parameters = list(signature.parameters.values())
+    for number, parameter in enumerate(parameters):
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and not starred:
+            parts.append("*")
+        starred = starred or parameter.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_POSITIONAL)
+        parts.append(str(parameter))
+        later = parameters[number + 1].kind if number + 1 < len(parameters) else None
+        if parameter.kind is inspect.Parameter.POSITIONAL_ONLY and later is not inspect.Parameter.POSITIONAL_ONLY:
+            parts.append("/")
+    returns = str(signature.replace(parameters=[]))[2:]  # " -> R", or "" when none is written
+    return f"{kind} {name}(\n" + "".join(f"    {part},\n" for part in parts) + f"){returns}"
+
+
+def _titled(lines: list[str], number: int) -> bool:
+    return lines[number].strip() in SECTIONS and number + 1 < len(lines) and set(lines[number + 1].strip()) == {"-"}
+
+
+def _section(title: str, body: list[str]) -> list[str]:
+    """One numpy section as Markdown: entries (``name : type`` + an indented description) as a list, examples as code."""
+    while body and not body[-1].strip():
+        body.pop()
+    if title == "Examples":
+        code = [line.strip() for line in body if line.strip()]
+        return [f"**{title}**", "", "```pycon", *code, "```", ""]
+    if title not in ("Parameters", "Returns", "Yields", "Raises", "Attributes"):
+        return [f"**{title}**", "", *body, ""]
+    items: list[str] = []
+    for line in body:
+        if line.strip() and not line[0].isspace():
+            head, _, kind = line.partition(" : ")
+            items.append(f"- `{head.strip()}` (*{kind.strip()}*):" if kind else f"- *{head.strip()}*:")
+        elif line.strip() and items:
+            items[-1] += " " + line.strip()
+    return [f"**{title}**", "", *items, ""]
+
+
+def _markdown(doc: str) -> str:
+    """A docstring as Markdown: its numpy sections rendered (:func:`_section`), the text before them as written."""
+    lines, out, number = doc.splitlines(), [], 0
+    while number < len(lines):
+        if not _titled(lines, number):
+            out.append(lines[number])
+            number += 1
+            continue
+        title, end = lines[number].strip(), number + 2
+        while end < len(lines) and not _titled(lines, end):
+            end += 1
+        out += _section(title, lines[number + 2 : end])
+        number = end
+    return "\n".join(out)
 
 
 def _entry(name: str, value: Any, level: str = "##") -> list[str]:
     kind = "class" if inspect.isclass(value) else "def"
     doc = inspect.getdoc(value) or "(no docstring)"
-    return [f"{level} `{name}`", "", "```python", f"{kind} {name}{_signature(value)}", "```", "", doc, ""]
+    return [f"{level} `{name}`", "", "```python", _signature(name, value, kind), "```", "", _markdown(doc), ""]
 
 
 def api_page() -> str:

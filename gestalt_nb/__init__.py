@@ -26,12 +26,11 @@ _NAMES = {
     **dict.fromkeys(["Connection"], "session"),
     **dict.fromkeys(["QueryResult"], "cypher.result"),
     **dict.fromkeys(["Edge", "Node", "Subgraph"], "graph.subgraph"),
-    **dict.fromkeys([
-        "answer", "connect", "connection", "create", "demo", "explain", "explore", "extract", "from_networkx",
-        "ingest_graph_documents", "last_result", "live", "load_edges", "load_graph_documents", "load_nodes", "overview", "plan",
-        "query_history", "query_subgraph", "run", "saved_snippets", "schema", "set_planner_model", "shortest_path",
-        "show", "show_retrieval", "show_trace", "use",
-    ], "api"),
+    **dict.fromkeys(["connect", "connection", "create", "demo", "last_result", "use"], "api.opening"),
+    **dict.fromkeys(["explain", "live", "query_history", "query_subgraph", "run", "saved_snippets", "schema", "shortest_path"], "api.querying"),
+    **dict.fromkeys(["from_networkx", "load_edges", "load_graph_documents", "load_nodes"], "api.loading"),
+    **dict.fromkeys(["explore", "overview", "show", "show_retrieval", "show_trace"], "api.drawing"),
+    **dict.fromkeys(["answer", "extract", "ingest_graph_documents", "plan", "set_planner_model"], "api.asking"),
 }
 
 __all__ = sorted([*_NAMES, "GestaltError", "GestaltWarning", "render", "settings", "load_ipython_extension"], key=str.lower)
@@ -39,36 +38,11 @@ __all__ = sorted([*_NAMES, "GestaltError", "GestaltWarning", "render", "settings
 __getattr__, __dir__ = lazy_module_names(globals(), _NAMES, wrap=checked)  # every public call's arguments checked (checks.py)
 
 if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads on first use
-    from .api import (
-        answer,
-        connect,
-        connection,
-        create,
-        demo,
-        explain,
-        explore,
-        extract,
-        from_networkx,
-        ingest_graph_documents,
-        last_result,
-        live,
-        load_edges,
-        load_graph_documents,
-        load_nodes,
-        overview,
-        plan,
-        query_history,
-        query_subgraph,
-        run,
-        saved_snippets,
-        schema,
-        set_planner_model,
-        shortest_path,
-        show,
-        show_retrieval,
-        show_trace,
-        use,
-    )
+    from .api.asking import answer, extract, ingest_graph_documents, plan, set_planner_model
+    from .api.drawing import explore, overview, show, show_retrieval, show_trace
+    from .api.loading import from_networkx, load_edges, load_graph_documents, load_nodes
+    from .api.opening import connect, connection, create, demo, last_result, use
+    from .api.querying import explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
     from .cypher.result import QueryResult
     from .graph.subgraph import Edge, Node, Subgraph
     from .session import Connection
@@ -82,7 +56,18 @@ display.load_views = _load_views
 
 
 def load_ipython_extension(shell: Any) -> None:
-    """``%load_ext gestalt_nb``: the magics, their settings, the Cypher completer and the cell hooks."""
+    """Register gestalt-nb in an IPython shell (what ``%load_ext gestalt_nb`` calls): the magics, their settings,
+    the Cypher completer and the cell hooks. Loading it twice registers nothing twice.
+
+    Parameters
+    ----------
+    shell : IPython.core.interactiveshell.InteractiveShell
+        The shell to register in (``get_ipython()`` in a notebook).
+
+    Examples
+    --------
+    >>> gestalt_nb.load_ipython_extension(get_ipython())  # the same as %load_ext gestalt_nb
+    """
     from .magics import register  # deferred: import gestalt_nb stays light
 
     register(shell)

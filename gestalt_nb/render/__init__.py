@@ -137,8 +137,46 @@ def render(
         timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None, tool_memory_limit: str | None = None,
         caption: str | None = None,
 ) -> Drawing:
-    """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer (each keyword overrides its
-    setting, ``caption`` the ``caption_property``; ``tests/test_signatures.py`` checks they are the settings)."""
+    """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer: the one way to a drawing.
+
+    Every keyword after ``connection`` is a setting of the same name (``gestalt_nb.settings``, ``%config
+    GestaltMagic.<name>``; ``tests/test_signatures.py`` checks the list) and overrides it for this drawing; None,
+    the default, keeps the setting (or ``options``' value).
+
+    Parameters
+    ----------
+    subgraph : Subgraph
+        The nodes and relationships to draw; it is not changed (the drawing holds a capped copy).
+    options : Settings, optional
+        The settings to start from; ``gestalt_nb.settings`` by default.
+    connection : callable, optional
+        A function returning the connection the nodes come from, so a double-click expands a node from the database.
+    renderer : str, optional
+        ``"canvas"`` (the interactive canvas), ``"gestaltdb"`` (gestaltdb.viz in an iframe) or ``"pyvis"``.
+    color, size, layout : str, optional
+        Node colour (``"label"``, ``"community"`` or a property), node size (``"degree"``, ``"pagerank"``, … or a
+        numeric property) and the canvas layout (``"force"``, ``"grid"``, ``"radial:root=ID"``, …).
+    caption_property, caption : str, optional
+        The node property each node's caption is read from (``caption`` is a shorter name for the same).
+    max_nodes, max_edges, graph_height : int, optional
+        Nodes and relationships kept before the drawing is cut (it says so), and its height in pixels.
+    static_max_nodes : int, optional
+        Nodes in the static SVG picture (``Drawing.svg()``) kept for saved notebooks.
+    row_limit, display_limit, json_max_chars : int, optional
+        Kept in the drawing's options for the views around it; they do not change the drawing.
+    short_errors, warn_slow, rewrite_untyped, map_size, timeout, memory_limit, tool_timeout, tool_memory_limit : optional
+        Accepted as every setting is (queries' and agents' settings); they do not change a drawing.
+
+    Returns
+    -------
+    Drawing
+        The capped subgraph and its options: ``.widget()`` (the canvas), ``.svg()``, ``.to_html(path)``.
+
+    Examples
+    --------
+    >>> subgraph = gestalt_nb.query_subgraph("Alice Chen", max_hops=2).subgraph
+    >>> gestalt_nb.render(subgraph, layout="radial:root=alice", max_nodes=50).to_html("alice.html")
+    """
     given = {name: value for name, value in locals().items() if name not in ("subgraph", "options", "connection")}  # the overrides
     chosen = (options or default_settings).with_overrides(**given)
     counts = {"nodes": len(subgraph.nodes), "edges": len(subgraph.edges)}
