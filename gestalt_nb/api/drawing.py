@@ -111,7 +111,7 @@ def overview(by: str = "community", *, labels: list[str] | None = None, types: l
     ))
 
 
-def explore(node_id: str | int | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int = 10):
+def explore(node_id: str | int | None = None, *, alias: str | None = None, node_budget: int = 200, sample_size: int | None = 10):
     """The neighbourhood explorer (``%gexplore``): a canvas and controls to walk out from a node one typed hop at a time.
 
     Parameters
@@ -122,8 +122,9 @@ def explore(node_id: str | int | None = None, *, alias: str | None = None, node_
         The connection to explore; the current one by default.
     node_budget : int, default 200
         Nodes the canvas holds at most (1 or more); an expansion stops there and says so.
-    sample_size : int, default 10
-        Neighbours drawn per node and relationship type on each expansion (1 or more); its Per hop box changes it.
+    sample_size : int or None, default 10
+        Neighbours drawn per node and relationship type on each expansion (1 or more; None: all of them, within
+        ``node_budget``); its Per hop box changes it.
 
     Returns
     -------
