@@ -21,7 +21,7 @@ const CSS = `
 .gc-status.gc-error{color:var(--jp-error-color0,#c62828)}
 .gc-main{display:flex;flex-wrap:wrap;align-items:stretch}
 .gc-stage{flex:1 1 420px;min-width:0;display:flex;flex-direction:column;position:relative}
-.gc-notes{padding:3px 8px;background:var(--jp-warn-color3,#fff3e0);color:var(--jp-ui-font-color0,#111);border-bottom:1px solid var(--jp-border-color2,#e0e0e0);font-size:12px}
+.gc-notes{padding:3px 8px;background:var(--jp-warn-color3,#fff3e0);background:color-mix(in srgb,var(--jp-warn-color1,#f57c00) 16%,var(--jp-layout-color1,#fff));color:var(--jp-ui-font-color0,#111);border-bottom:1px solid var(--jp-border-color2,#e0e0e0);font-size:12px}
 .gc-notes:empty{display:none}
 .gc-notes div{overflow-wrap:anywhere;unicode-bidi:isolate}
 .gc-sigma{position:relative;width:100%;flex:none;overflow:hidden;background:var(--jp-layout-color0,#fff)}
