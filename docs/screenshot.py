@@ -125,6 +125,23 @@ def shoot(page: JupyterPage, name: Path) -> None:
     page.page.locator(CANVAS).first.screenshot(path=str(name))
 
 
+# The contrast (WCAG) between an element's text and its background, from their computed colours ("rgb(…)" or,
+# for a color-mix, "color(srgb …)").
+CONTRAST_JS = """(selector) => {
+  const el = document.querySelector(selector); const style = getComputedStyle(el);
+  const rgb = (text) => { const v = text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    return text.startsWith('color(') ? v : v.map((c) => c / 255); };
+  const lum = (text) => { const [r, g, b] = rgb(text).map((c) => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def contrast(page: JupyterPage, selector: str) -> float:
+    return page.page.evaluate(CONTRAST_JS, selector)
+
+
 def overview() -> None:
     server = JupyterServer("lab")
     try:
@@ -146,8 +163,13 @@ def overview() -> None:
             page.pause(2)  # the others glide aside
             shoot(page, IMAGES / "overview-drilled.png")
             page.menu("Settings", "Theme", "JupyterLab Dark")
+            page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=15_000)
             page.pause(3)
             shoot(page, DARK)
+            notes = contrast(page, f"{CANVAS} .gc-notes")
+            print(f"dark theme: the notes banner's text has a contrast of {notes:.1f}:1 with its background")
+            if notes < 4.5:
+                raise SystemExit("the notes banner does not read on JupyterLab Dark (contrast under 4.5:1)")
             print(f"pictures: {IMAGES / 'overview.png'}, {IMAGES / 'overview-drilled.png'}, {DARK} (dark, to look at)")
             page.close()
     finally:
