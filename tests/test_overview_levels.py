@@ -159,3 +159,20 @@ def test_captions_differ_when_one_value_dominates_two_groups():
     named = name_groups(membership, sizes, labels, ["Person"], [False] * 3, tops, names, read)
     assert len(set(named.heads)) == 3  # dept-A is over-represented in two groups: each gets its hub added
     assert named.heads[2] == "dept-Z 100%" and "Ada" in named.heads[0] and "Cy" in named.heads[1]
+
+
+def test_heads_that_differ_only_in_share_are_told_apart_and_a_value_one_member_has_names_no_group():
+    from gestalt_nb.grouped.naming import name_groups
+
+    membership = np.repeat(np.arange(4), [100, 100, 300, 2])
+    sizes = np.array([100, 100, 300, 2])
+    labels = np.array([[100], [100], [300], [2]])
+    tops = {0: [0, 1], 1: [100, 101], 2: [200, 201], 3: [500, 501]}
+    names = {0: "Ada", 1: "Bo", 100: "Cy", 101: "Di", 200: "Ed", 201: "Fa", 500: "Gus", 501: "Hal"}
+    # "test" is over-represented in groups 0 and 1 at different shares (72% and 73% would both show as "test" in a disc)
+    values = ["test"] * 72 + ["x"] * 28 + ["test"] * 73 + ["y"] * 27 + ["lib"] * 300 + ["one", "two"]
+    read = lambda numbers: [{"properties": {"package": values[n]}} for n in numbers]
+    named = name_groups(membership, sizes, labels, ["Module"], [False] * 4, tops, names, read)
+    assert named.heads[0].startswith("test 72% · ") and named.heads[1].startswith("test 73% · "), named.heads
+    assert named.heads[2] == "lib 100%"
+    assert named.heads[3] == "Gus, Hal", named.heads[3]  # "one 50%" would name one member, not the group

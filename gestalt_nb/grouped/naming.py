@@ -111,6 +111,8 @@ def _by_values(scores: list[tuple[float, str, str]], membership: np.ndarray, siz
     total = max(int(sizes.sum()), 1)
     for g in range(count):
         for (key, shown), seen in found[g].items():
+            if seen < 2:  # a value one member has names that member, not its group (a name, in a group of two)
+                continue
             share, overall = seen / max(int(read_count[g]), 1), whole[(key, shown)] / total
             _consider(scores, g, share, overall, shown,
                       f"{key} = {shown}: ~{share:.0%} of the group, ~{overall:.0%} of the graph (from {int(read_count[g]):,} members read)")
@@ -133,10 +135,12 @@ def _category(key: str, value: Any) -> tuple[str, str] | None:
 
 
 def _apart(heads: list[str], special: list[bool], tops: dict[int, list[int]], member_names: dict[int, str]) -> None:
-    """Make repeated heads differ: each repeat gets its group's best-connected member not already in it."""
-    seen = Counter(head for head, own in zip(heads, special) if not own)
+    """Make repeated heads differ: each repeat gets its group's best-connected member not already in it. Heads that
+    differ only in their share ("test 72%", "test 73%") are repeats: a caption with little room keeps the value only."""
+    value = [head.rsplit(" ", 1)[0] if head.endswith("%") else head for head in heads]
+    seen = Counter(shown for shown, own in zip(value, special) if not own)
     for g, head in enumerate(heads):
-        if special[g] or seen[head] < 2:
+        if special[g] or seen[value[g]] < 2:
             continue
         extra = next((member_names[n] for n in tops.get(g, []) if member_names.get(n) and member_names[n] not in head), None)
         if extra:
