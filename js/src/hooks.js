@@ -176,6 +176,7 @@ function countHooks(view, flush) {
   return {
     nodesDrawn() {
       let n = 0;
+      if (!view.graph) return 0; // the base graph is still being read
       view.graph.forEachNode((k) => {
         if (!view.isHiddenNode(k)) n++;
       });
@@ -183,6 +184,7 @@ function countHooks(view, flush) {
     },
     edgesDrawn() {
       let n = 0;
+      if (!view.graph) return 0;
       view.graph.forEachEdge((k, a, s, t) => {
         if (!view.isHiddenNode(s) && !view.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
       });
@@ -191,7 +193,7 @@ function countHooks(view, flush) {
     nodesInView() {
       flush();
       const r = view.renderer;
-      if (!r) return 0;
+      if (!r || !view.graph) return 0;
       const { width, height } = r.getDimensions();
       if (!width || !height) return 0;
       let n = 0;
