@@ -1,9 +1,10 @@
 """What a :class:`~gestalt_nb.session.Connection` can do: each capability written out as a method.
 
-A method's parameters and docstring are those of the lower module's function that does the work (the
-connection first); its body imports that function on first use, so ``import gestalt_nb`` and ``%load_ext``
-stay light. Written here, an editor, a type checker and ``help()`` read the same signature;
-``tests/test_signatures.py`` fails when a method and its function drift apart.
+A method's parameters are those of the lower module's function that does the work (the connection
+first); its docstring is here, once (the function's own says only that it is this method's work); its body
+imports that function on first use, so ``import gestalt_nb`` and ``%load_ext`` stay light. Written here, an
+editor, a type checker and ``help()`` read the same signature; ``tests/test_signatures.py`` fails when a
+method and its function drift apart.
 """
 
 from __future__ import annotations

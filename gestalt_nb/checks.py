@@ -83,6 +83,13 @@ def whole(value: Any, name: str, low: int = 0) -> int:
     return int(value)
 
 
+def positive(value: Any, name: str) -> int:
+    """A whole number of at least 1 (numpy's too; a bool, a float or text is refused, never coerced)."""
+    if not _integer(value) or value < 1:
+        raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+    return int(value)
+
+
 def checked(function: F) -> F:
     """``function`` with its arguments checked against their annotations first (see the module's docstring)."""
     signature = inspect.signature(function)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, NamedTuple
 
+from .checks import positive
 from .errors import GestaltError, missing
 
 RENDERERS = ("canvas", "gestaltdb", "pyvis")
@@ -213,9 +214,7 @@ class Settings:
         if self.renderer == "pyvis" and importlib.util.find_spec("pyvis") is None:
             raise missing("pyvis", "pyvis", "The pyvis renderer", "or keep the default renderer (--renderer canvas)")
         for name in ("row_limit", "display_limit", "graph_height", "max_nodes", "max_edges", "static_max_nodes", "json_max_chars"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+            positive(getattr(self, name), name)
         for name in ("timeout", "tool_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -45,8 +45,7 @@ from gestaltdb.cypher_plan import (
 
 from . import untyped
 from .explain_result import QueryPlan, SlowShape
-from .prepare import prepare
-from .prepare import row_limit as rows_asked
+from .prepare import prepare, rows_allowed
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
 from .ast_text import expr, hop_text, node_text, pattern_text, property_equalities, walk
@@ -341,12 +340,8 @@ def explain(
     limit: int | None = None,
     write: bool = False,
 ) -> QueryPlan:
-    """The plan of ``query`` as ``run`` would execute it, and its slow-shape warnings. Runs nothing.
-
-    ``params`` are not needed to plan (they are accepted so a cell's ``-P`` does not have to be
-    removed); ``write`` changes nothing here: a write is shown as one, and would still need it.
-    """
-    row_limit = rows_asked(limit)
+    """The work of :meth:`Connection.explain <gestalt_nb.capabilities.Capabilities.explain>`, ``connection`` first (documented there, once)."""
+    row_limit = rows_allowed(limit)
     connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
     rewrite = untyped.explained(connection.db, prepared)

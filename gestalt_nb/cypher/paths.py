@@ -45,18 +45,7 @@ def shortest_path(
     all_shortest: bool = False,
     timeout: float | None = None,
 ) -> QueryResult:
-    """The shortest path from ``a`` to ``b`` over ``types`` (default: every type), at most ``max_hops`` long.
-
-    With no ``max_hops`` (the default) the search goes as deep as the graph: it ends when the two
-    searches meet or one has read every node it can reach, each node at most once — bounded, like every
-    read, by the time budget (``timeout`` seconds, default ``settings.timeout``) and O(V + E) work.
-
-    ``direction`` is ``"both"`` (default: relationships followed either way — on a DAG that is
-    not a directed path), ``"out"`` or ``"in"``; the result's note says which. ``max_hops``
-    (default None: as deep as the graph goes — each node is read at most once) may be 1 to 100,000. ``all_shortest=True`` returns every path of the shortest length (at most the
-    row limit; the notes say when there are more). No path within ``max_hops`` gives an empty
-    result whose notes say so. Integer ids may be given as written (``0``).
-    """
+    """The work of :meth:`Connection.shortest_path <gestalt_nb.capabilities.Capabilities.shortest_path>`, ``connection`` first (documented there, once)."""
     if direction not in DIRECTIONS:
         raise GestaltError(f"direction must be one of both, out, in — not {direction!r}.")
     capped = max_hops is not None

@@ -4,7 +4,6 @@ line, column and what to do."""
 
 from __future__ import annotations
 
-import numbers
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +28,7 @@ from gestaltdb.cypher_ast import (
 from gestaltdb.cypher_errors import CypherSemanticError, CypherSyntaxError
 from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 
+from ..checks import positive
 from ..errors import GestaltError, caret_excerpt
 from ..options import settings
 from . import untyped
@@ -189,12 +189,9 @@ def _located(kind: str, exc: CypherSyntaxError | CypherSemanticError) -> str:
     return f"{kind} at line {line}, column {column}: {message}\n{caret_excerpt(exc.source, line, column)}"
 
 
-def row_limit(limit: Any) -> int:
+def rows_allowed(limit: Any) -> int:
     """The rows a read may return: ``limit``, else the setting; a whole number of at least 1 (numpy's too)."""
-    chosen = settings.row_limit if limit is None else limit
-    if not isinstance(chosen, numbers.Integral) or isinstance(chosen, bool) or chosen < 1:
-        raise GestaltError(f"The row limit must be a positive whole number, not {chosen!r}.")
-    return int(chosen)
+    return positive(settings.row_limit if limit is None else limit, "The row limit")
 
 
 def prepare(query: str, row_limit: int) -> Prepared:

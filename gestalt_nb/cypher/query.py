@@ -31,8 +31,7 @@ from ..shorten import listing, shorten
 from . import reading, untyped
 from .ast_text import walk
 from .budget import Budget, over_budget_up_front, run_within
-from .prepare import Prepared, prepare
-from .prepare import row_limit as prepared_rows
+from .prepare import Prepared, prepare, rows_allowed
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -105,18 +104,9 @@ def run(
     memory_limit: int | str | None = None,
     budget: Budget | None = None,
 ) -> QueryResult:
-    """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
-
-    Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
-    kept; ``truncated`` says whether more existed. The row bound limits work only where a LIMIT
-    can be pushed into the final RETURN of a streaming read. Every read also runs within a time
-    budget (``timeout`` seconds, default ``settings.timeout``) and a memory budget (what the
-    process may gain, ``memory_limit``, default ``settings.memory_limit``); a read that spends
-    either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
-    it. ``budget`` passes both at once (agent tools do).
-    """
+    """The work of :meth:`Connection.run <gestalt_nb.capabilities.Capabilities.run>`, ``connection`` first (documented there, once)."""
     _check_write_flag(write)
-    row_limit = prepared_rows(limit)
+    row_limit = rows_allowed(limit)
     params = dict(params or {})
     budget = budget or cell_budget(timeout, memory_limit)
     connection.db  # noqa: B018 - reading it fails clearly when the connection or its graph is closed

@@ -69,14 +69,7 @@ def load_nodes(
     properties: Iterable[str] | None = None,
     keep_id: bool | None = None,
 ) -> LoadResult:
-    """Create or update one node per row: ``id`` column, a fixed ``label`` or a ``label_column``.
-
-    ``properties`` defaults to every other column. Missing values (None/NaN/NaT/pd.NA) leave the
-    property out. Integer ids become ``__lc_int__:N`` exactly as the adapter's ingestion does; the
-    integer is also kept as a property named after the id column (``keep_id``, on by default for
-    integer ids unless the column is called ``id``), so ``WHERE n.member = 0`` and ``ORDER BY``
-    work on the number.
-    """
+    """The work of :meth:`Connection.load_nodes <gestalt_nb.capabilities.Capabilities.load_nodes>`, ``connection`` first (documented there, once)."""
     if (label is None) == (label_column is None):
         raise GestaltError("Give exactly one of label='Label' or label_column='column'.")
     _columns(df, {"id": id, "label_column": label_column})
@@ -201,18 +194,7 @@ def load_edges(
     properties: Iterable[str] | None = None,
     directed: bool = True,
 ) -> LoadResult:
-    """Create or update one relationship per row between nodes that already exist.
-
-    Without ``id``, a relationship is identified by (source, type, target): re-loading updates
-    it, and rows with the same source, type and target are merged into one relationship (counted
-    in ``merged``, with a warning) — give an ``id`` column to keep each row. Ids are stored as
-    given, in one space shared by every relationship type: ``id_prefix="trafo:"`` stores id ``0``
-    as ``"trafo:0"``, so two tables whose ids overlap can both be loaded. ``directed=False``
-    stores one relationship per unordered pair and type: a row (b, a) after (a, b) is merged into
-    it (with a warning); query such graphs with ``-[:T]-``. With the default ``directed=True``,
-    pairs present in both directions are kept as two relationships, with a warning.
-    A property column named ``type`` is refused: the relationship type is stored there.
-    """
+    """The work of :meth:`Connection.load_edges <gestalt_nb.capabilities.Capabilities.load_edges>`, ``connection`` first (documented there, once)."""
     if (type is None) == (type_column is None):
         raise GestaltError("Give exactly one of type='TYPE' or type_column='column'.")
     _columns(df, {"source": source, "target": target, "type_column": type_column, "id": id})

@@ -36,17 +36,7 @@ def from_networkx(
     type_attr: str | None = None,
     directed: bool | None = None,
 ):
-    """Load a networkx graph: one node per node, one relationship per edge; returns both LoadResults.
-
-    ``label`` is every node's label; with ``label_attr`` the node attribute names the label
-    (``label`` may then map attribute values to labels, e.g. ``{0: "Woman", 1: "Event"}`` for
-    Davis's ``bipartite``; nodes without the attribute get ``label`` if it is a string). ``type`` is
-    every relationship's type, or ``type_attr`` names the edge attribute that holds it. Node ids
-    must be strings or integers (relabel others first, e.g. ``nx.convert_node_labels_to_integers``).
-    ``directed`` defaults to the graph's own: an undirected graph stores each edge once (query it
-    with ``-[:T]-``); ``directed=False`` on a DiGraph merges reciprocal edges; ``directed=True`` on
-    an undirected graph stores both directions. Multigraphs keep parallel edges (ids ``u|v|key``).
-    """
+    """The work of :meth:`Connection.from_networkx <gestalt_nb.capabilities.Capabilities.from_networkx>`, ``connection`` first (documented there, once)."""
     nx = networkx_module()
     if not isinstance(G, nx.Graph):
         raise GestaltError(f"from_networkx needs a networkx graph, not a {G.__class__.__name__}.")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from ..checks import positive
 from ..display import Displayable
 from ..errors import GestaltError
 from . import bookkeeping, catalog, name_lookup, names
@@ -165,12 +166,6 @@ class SubgraphResult(Displayable):
         return f"<SubgraphResult {self.summary()}>"
 
 
-def _positive(name: str, value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
-    return value
-
-
 def _names(name: str, value: Any) -> list[str] | None:
     if value is None:
         return None
@@ -200,13 +195,7 @@ def query_subgraph(
     filter_during_traversal: bool = False,
     drop_isolated: bool = False,
 ) -> SubgraphResult:
-    """The bounded neighbourhood of ``entities`` (names or ids); ``entities=None`` samples the whole graph.
-
-    ``filter_during_traversal`` follows only relationships that pass the type and confidence
-    filters (so nodes reached only through others are not collected); by default the walk follows
-    every type and the filters apply to the relationships kept afterwards. ``drop_isolated``
-    removes collected nodes (never seeds) left without a kept relationship.
-    """
+    """The work of :meth:`Connection.subgraph <gestalt_nb.capabilities.Capabilities.subgraph>`, ``connection`` first (documented there, once)."""
     params = _checked(
         entities=entities, relations=relations, min_confidence=min_confidence, max_hops=max_hops, max_nodes=max_nodes,
         max_edges=max_edges, max_fanout=max_fanout, include_internal=include_internal,
@@ -269,7 +258,7 @@ def _checked(**params: Any) -> dict[str, Any]:
         raise GestaltError(f"max_hops must be a whole number from 0 to {MAX_HOPS}, not {max_hops!r}.")
     params["min_confidence"] = float(min_confidence)
     for name in ("max_nodes", "max_edges", "max_fanout"):
-        params[name] = _positive(name, params[name])
+        params[name] = positive(params[name], name)
     return params
 
 

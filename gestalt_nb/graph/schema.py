@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_gestaltdb import GestaltDBGraph
 
+from ..checks import positive
 from ..display import Displayable
 from ..engine.adapter import type_name as _type_name  # the adapter's own names for property types
-from ..errors import GestaltError
 from . import catalog
 from .subgraph import Edge, Node, Subgraph
 
@@ -179,14 +179,11 @@ def schema(
     edges: int | None = None,
     exhaustive: bool = False,
 ) -> SchemaResult:
-    """The connection's schema: its adapter's cached sample, or a fresh one with other limits.
-
-    ``exhaustive=True`` scans every node and relationship (explicit, can be slow on big graphs).
-    """
+    """The work of :meth:`Connection.schema <gestalt_nb.capabilities.Capabilities.schema>`, ``connection`` first (documented there, once)."""
     db = connection.db
     for name, value in (("--nodes", nodes), ("--edges", edges)):
-        if value is not None and (not isinstance(value, int) or value < 1):
-            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        if value is not None:
+            positive(value, name)
     if exhaustive or nodes is not None or edges is not None:
         graph = GestaltDBGraph(
             db,

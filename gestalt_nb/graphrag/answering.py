@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..agents.planner import broad_entities
+from ..checks import positive
 from ..display import Displayable
 from ..errors import GestaltError
 from ..graph.bookkeeping import MENTIONS, SOURCE_LABEL
@@ -195,8 +196,7 @@ def _check_arguments(question: Any, model: Any, **numbers: int) -> None:
     if not hasattr(model, "with_structured_output"):
         raise GestaltError(f"answer needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
     for name, value in numbers.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        positive(value, name)
 
 
 def _seeds(db: Any, asked: list[str]) -> tuple[list[str], list[str]]:

@@ -27,6 +27,7 @@ from langchain_core.documents import Document
 from langchain_gestaltdb.graph_document import GraphDocument
 from pydantic import ValidationError
 
+from ..checks import positive
 from ..errors import GestaltError
 from ..graph.adapter import normalize
 from . import prompts
@@ -84,8 +85,7 @@ def _checked_options(model: Any, validate: str, **numbers: int) -> None:
     if not hasattr(model, "with_structured_output"):
         raise GestaltError(f"extract needs a LangChain chat model (with_structured_output); got a {type(model).__name__}.")
     for name, value in numbers.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise GestaltError(f"{name} must be a positive whole number, not {value!r}.")
+        positive(value, name)
 
 
 def _examples_text(examples: Any) -> str:

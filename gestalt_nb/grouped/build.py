@@ -78,14 +78,7 @@ def overview(
     timeout: float | None = None,
     memory_limit: int | str | None = None,
 ) -> OverviewResult:
-    """The whole graph (or the nodes with ``labels`` and relationships of ``types``) seen as groups.
-
-    ``by``: ``"community"`` (Leiden communities of the undirected graph), ``"label"`` (one group per
-    label set) or a property name (one group per value; numbers with many values in stated bins).
-    More than ``max_groups`` groups: the smallest are merged into one "other" group, and the note
-    says so. Bounded like a cell's read (``timeout`` seconds, ``memory_limit``, the stop button):
-    a stop raises a clear error and draws nothing.
-    """
+    """The work of :meth:`Connection.overview <gestalt_nb.capabilities.Capabilities.overview>`, ``connection`` first (documented there, once)."""
     _check(by, max_groups, resolution)
     labels, types = _names(labels, "labels"), _names(types, "types")
     db = connection.db
