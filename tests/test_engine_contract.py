@@ -107,6 +107,30 @@ def test_a_read_views_own_graph_and_an_adapters(db):
         assert store.adapter_db(GestaltDBGraph(db, owns_graph=False)) is db
 
 
+def test_a_transactions_node_writes_go_through_its_store(db):
+    with contract("gestaltdb", "a transaction's node writes no longer go through tx.store (put_node / put_nodes_bulk / delete_node)"):
+        with db.transaction() as tx:
+            with store.node_writes(tx) as touched:
+                tx.put_node(Node("c", labels=["Person"]))
+                tx.put_nodes([Node("d"), Node("e")])
+                tx.delete_node("b")
+            assert type(tx.store).__name__ != "_NodeWrites"  # put back on leaving
+        assert {bytes(key).decode() for key in touched} >= {"c", "d", "e", "b"}
+        assert db.get_node(b"c") is not None and db.get_node(b"b") is None
+
+
+def test_the_adapters_schema_sample(db):
+    from gestalt_nb.engine import adapter
+
+    with contract("langchain-gestaltdb", "GestaltDBGraph._schema (its schema sample) changed"):
+        graph = GestaltDBGraph(db, owns_graph=False)
+        graph.get_structured_schema  # noqa: B018 - takes the sample
+        first = adapter.sampled_schema(graph)
+        assert first is not None and adapter.sampled_schema(graph) is first
+        graph.refresh_schema()
+        assert adapter.sampled_schema(graph) is not first
+
+
 def test_an_engine_nodes_raw_id():
     with contract("gestaltdb", "Node._id / Edge._id (an entity's id as held) changed"):
         assert store.raw_id(Node("n1")) == "n1" and store.raw_id(Edge("e", "a", "b")) == "e"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "adapter_db", "cypher_tree", "drop_node_indexes", "ensure_index_current", "index_table", "lmdb_store", "node_count", "raw_id",
+    "adapter_db", "cypher_tree", "drop_node_indexes", "ensure_index_current", "index_table", "lmdb_store", "node_count", "node_writes", "raw_id",
     "reading", "save_manifest_file", "sequence", "snapshot_db", "stale_indexes", "store_path", "write_txn",
 ]
 
@@ -119,6 +119,41 @@ def drop_node_indexes(db: Any, tx: Any, names: tuple[str, ...]) -> None:
         raise
     tx.store.put_metadata(MANIFEST_KEY, json.dumps(manifest, sort_keys=True).encode("utf-8"))
     db._manifest = manifest
+
+
+class _NodeWrites:
+    """A transaction's store that notes every node id put or deleted (the write's change set) and passes every call on."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.touched: dict[bytes, None] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def put_node(self, node_id: bytes, value: bytes) -> Any:
+        self.touched[bytes(node_id)] = None
+        return self._store.put_node(node_id, value)
+
+    def put_nodes_bulk(self, keys_and_values: dict[bytes, bytes]) -> Any:
+        self.touched.update(dict.fromkeys(bytes(key) for key in keys_and_values))
+        return self._store.put_nodes_bulk(keys_and_values)
+
+    def delete_node(self, node_id: bytes) -> Any:
+        self.touched[bytes(node_id)] = None
+        return self._store.delete_node(node_id)
+
+
+@contextmanager
+def node_writes(tx: Any) -> Iterator[dict[bytes, None]]:
+    """The ids of the nodes put or deleted through transaction ``tx`` while inside (its store is wrapped meanwhile:
+    the engine's transaction writes through ``tx.store``, whichever of its calls makes the change)."""
+    recording = _NodeWrites(tx.store)
+    tx.store = recording
+    try:
+        yield recording.touched
+    finally:
+        tx.store = recording._store
 
 
 def save_manifest_file(db: Any) -> bool:

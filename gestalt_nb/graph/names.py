@@ -42,7 +42,7 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB, Node
 
-from ..engine.store import drop_node_indexes, index_table, node_count, reading, save_manifest_file, sequence, write_txn
+from ..engine.store import drop_node_indexes, index_table, node_count, node_writes, reading, save_manifest_file, sequence, write_txn
 from ..errors import GestaltError
 
 NAME_PROPERTY = "name"
@@ -203,39 +203,14 @@ def put_nodes(tx: GraphDB, nodes: list[Node], *, new: bool = False) -> None:
     sync(tx, [node.get_id_bytes for node in nodes], {node.get_id_bytes: node for node in nodes}, new=new)
 
 
-class _Recording:
-    """A transaction's store that notes every node id put or deleted (the write's change set)."""
-
-    def __init__(self, store: Any) -> None:
-        self._store = store
-        self.touched: dict[bytes, None] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    def put_node(self, node_id: bytes, value: bytes) -> Any:
-        self.touched[bytes(node_id)] = None
-        return self._store.put_node(node_id, value)
-
-    def put_nodes_bulk(self, keys_and_values: dict[bytes, bytes]) -> Any:
-        self.touched.update(dict.fromkeys(bytes(key) for key in keys_and_values))
-        return self._store.put_nodes_bulk(keys_and_values)
-
-    def delete_node(self, node_id: bytes) -> Any:
-        self.touched[bytes(node_id)] = None
-        return self._store.delete_node(node_id)
-
-
 @contextmanager
 def tracked(db: GraphDB) -> Iterator[GraphDB]:
     """``db.transaction()`` whose node writes keep the side index, whatever wrote them (one commit)."""
     with db.transaction() as tx:
-        recording = _Recording(tx.store)
-        tx.store = recording
-        yield tx
-        tx.store = recording._store
-        if recording.touched and _state(tx) is not None:
-            sync(tx, list(recording.touched))
+        with node_writes(tx) as touched:
+            yield tx
+        if touched and _state(tx) is not None:
+            sync(tx, list(touched))
         advance(tx)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cypher.text import mask, open_brackets
+from ..engine.adapter import sampled_schema
 from ..options import RENDERERS
 from ..session import REGISTRY
 from .cypher_args import gcypher_parser, split_line, split_params
@@ -94,11 +95,11 @@ def vocabulary(connection: Any) -> SchemaWords:
     """The connection's schema sample as completion words; rebuilt only when the adapter re-samples."""
     graph = connection.graph
     cached = _CACHE.get(graph)
-    current = getattr(graph, "_schema", None)  # the adapter's cache; None until first sampled
+    current = sampled_schema(graph)  # the adapter's sample; None until first taken
     if cached is not None and current is not None and cached[0] is current:
         return cached[1]
     words = SchemaWords.from_schema(graph.get_structured_schema)  # bounded sample, lazily taken once
-    _CACHE[graph] = (getattr(graph, "_schema", None), words)
+    _CACHE[graph] = (sampled_schema(graph), words)
     return words
 
 
