@@ -108,7 +108,12 @@ def checked(function: F) -> F:
         for name, value in bound.arguments.items():
             if name in rules:
                 check(value, name, rules[name], where)
-        return function(*args, **kwargs)
+        try:
+            return function(*args, **kwargs)
+        except ValueError as exc:
+            if type(exc).__name__ != "ValidationError":  # pydantic's: a keyword a made model refused (a toolkit's max_rows=0)
+                raise
+            raise one_line(exc, function.__name__) from None
 
     call.__gestalt_checked__ = True  # type: ignore[attr-defined]  # the walker test (tests/test_bad_inputs.py) looks for it
     return call  # type: ignore[return-value]  # the same signature, by functools.wraps
@@ -127,7 +132,9 @@ def one_line(exc: Exception, where: str) -> GestaltError:
     argument: ``toolkit: max_rows must be greater than or equal to 1, not 0.``"""
     errors = getattr(exc, "errors", None)
     first = errors()[0] if callable(errors) and errors() else {}
-    name = ".".join(str(part) for part in first.get("loc", ())) or "an argument"
-    said = str(first.get("msg", exc)).replace("Input should be", "must be").replace("Value error, ", "")
+    name = ".".join(str(part) for part in first.get("loc", ()))
+    said = str(first.get("msg", exc)).replace("Input should be", "must be").replace("Value error, ", "").rstrip(".")
+    if not name:  # the model's own rule over several keywords: its words, not the whole input
+        return GestaltError(f"{where}: {said[:1].lower()}{said[1:]}.")
     value = f", not {first['input']!r}" if "input" in first else ""
     return GestaltError(f"{where}: {name} {said[:1].lower()}{said[1:]}{value}.")

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from .capabilities import Capabilities
 from .checks import checked_methods
-from .deferred import hands_keywords_to
 from .engine.store import adapter_db, store_path
 from .errors import GestaltError, damaged_database, no_connection, storage_problem
-from .graph.ids import resolve, stored
+from .graph.ids import stored
+from .makers import Makers
 from .options import parse_bytes, settings
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def parse_size(value: int | str) -> int:
 
 @checked_methods
 @dataclass(eq=False)
-class Connection(Capabilities):  # run, explain, subgraph, … (capabilities.py)
+class Connection(Capabilities, Makers):  # run, explain, subgraph, … (capabilities.py); toolkit, claims, retriever, … (makers.py)
     """One named database, and where it came from.
 
     One database, three ways to reach it, each for its own reader:
@@ -135,55 +135,6 @@ class Connection(Capabilities):  # run, explain, subgraph, … (capabilities.py)
         if self.closed:
             return f"The GestaltDB connection '{self.alias}' is closed; these tools no longer work. {self._reopen_hint()} and build the tools again."
         return str(exc)
-
-    @hands_keywords_to("agents.handoff", "Toolkit", drop=("graph",))
-    def toolkit(self, **options: Any):
-        """The adapter's ``GestaltDBToolkit`` on this graph: read-only unless ``allow_writes=True``."""
-        from .agents.handoff import Toolkit, bind  # deferred: keeps %load_ext light
-
-        return bind(Toolkit(graph=self.handle, **options), self._tool_error, self._publish)
-
-    @hands_keywords_to("agents.handoff", "ClaimToolkit", drop=("graph",))
-    def claim_toolkit(self, **options: Any):
-        """The adapter's ``GestaltDBClaimToolkit``: read-only unless ``allow_writes=True`` is passed."""
-        from .agents.handoff import ClaimToolkit, bind  # deferred: keeps %load_ext light
-
-        return bind(ClaimToolkit(graph=self.handle, **options), self._tool_error, self._publish)
-
-    @hands_keywords_to("agents.handoff", "Toolkit", drop=("graph",))
-    def agent_tools(self, **options: Any) -> list[Any]:
-        """What an agent gets by default: schema, read-only query, and the read-only claim tools."""
-        return self.toolkit(**options).get_tools() + self.claim_toolkit().get_tools()
-
-    @hands_keywords_to("claims.api", "ClaimAPI", drop=("connection",))
-    def claims(self, **caps: Any):
-        """Claim status, search, explanation, history and explicit writes (``%claims``)."""
-        from .claims.api import ClaimAPI  # deferred: keeps %load_ext light
-
-        self._check_open()
-        return ClaimAPI(self, **caps)
-
-    @hands_keywords_to("graph.retrieval", "GestaltDBRetriever", drop=("graph",))
-    def retriever(self, **options: Any):
-        """A ``GestaltDBRetriever`` bound to this connection's graph (the adapter's, unchanged)."""
-        from langchain_gestaltdb import GestaltDBRetriever
-
-        self._check_open()
-        if options.get("seed_ids"):  # integer ids as typed ("0") find their stored form
-            options["seed_ids"] = tuple(resolve(self.db, seed) for seed in options["seed_ids"])
-        try:
-            return GestaltDBRetriever(graph=self.handle, **options)
-        except ValueError as exc:
-            if type(exc).__name__ == "ValidationError":  # a keyword its model refused: one line (deferred.HandsKeywordsOn)
-                raise
-            raise GestaltError(f"Cannot build the retriever: {exc}") from exc
-
-    @hands_keywords_to("memory.store", "GestaltStore", drop=("db",))
-    def memory_store(self, **options: Any):
-        """A LangGraph long-term store on this graph (``gestalt_nb.memory.GestaltStore``)."""
-        from .memory.store import GestaltStore  # deferred: needs LangGraph (the agents extra)
-
-        return GestaltStore(self, **options)
 
     def nodes(self, ids: list[str]) -> list[dict[str, Any]]:
         """Nodes by id in the adapter's JSON shape (absent ids are skipped): one key lookup each."""

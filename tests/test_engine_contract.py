@@ -120,15 +120,13 @@ def test_a_transactions_node_writes_go_through_its_store(db):
 
 
 def test_the_adapters_schema_sample(db):
-    from gestalt_nb.engine import adapter
-
     with contract("langchain-gestaltdb", "GestaltDBGraph._schema (its schema sample) changed"):
         graph = GestaltDBGraph(db, owns_graph=False)
         graph.get_structured_schema  # noqa: B018 - takes the sample
-        first = adapter.sampled_schema(graph)
-        assert first is not None and adapter.sampled_schema(graph) is first
+        first = store.sampled_schema(graph)
+        assert first is not None and store.sampled_schema(graph) is first
         graph.refresh_schema()
-        assert adapter.sampled_schema(graph) is not first
+        assert store.sampled_schema(graph) is not first
 
 
 def test_an_engine_nodes_raw_id():

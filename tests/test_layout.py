@@ -31,6 +31,7 @@ LAYERS = {
     "agents": 8,
     "graphrag": 9,
     "capabilities": 9.5,  # Connection's capabilities, each written out over the lower module's function
+    "makers": 9.5,  # Connection's makers (toolkits, claims, retriever, memory store), each written out over the class it makes
     "session": 10, "open_demo": 10,
     "render": 11, "canvas": 11, "views": 11,  # the drawing side: one layer (ARCHITECTURE.md)
     "magics": 12,

@@ -100,3 +100,41 @@ def test_a_connection_capability_is_its_functions_signature_and_documented_once(
     assert len(inspect.getdoc(method) or "") > 80, f"Connection.{name} has no docstring of its own"
     assert inspect.getdoc(function) == (f"The work of :meth:`Connection.{name} <gestalt_nb.capabilities.Capabilities.{name}>`, "
                                         "``connection`` first (documented there, once)."), f"{function.__name__} documents Connection.{name} twice"
+
+
+def _makers() -> dict[str, tuple[object, tuple[str, ...]]]:
+    """Connection maker → (the class it makes, the parameters the maker fills in)."""
+    from langchain_gestaltdb import GestaltDBRetriever
+
+    from gestalt_nb.agents.handoff import ClaimToolkit, Toolkit
+    from gestalt_nb.claims.api import ClaimAPI
+    from gestalt_nb.memory.store import GestaltStore
+
+    return {"toolkit": (Toolkit, ("graph",)), "agent_tools": (Toolkit, ("graph",)), "claim_toolkit": (ClaimToolkit, ("graph",)),
+            "claims": (ClaimAPI, ("connection",)), "retriever": (GestaltDBRetriever, ("graph",)), "memory_store": (GestaltStore, ("db",))}
+
+
+@pytest.mark.parametrize("name", ["agent_tools", "claim_toolkit", "claims", "memory_store", "retriever", "toolkit"])
+def test_a_connection_maker_writes_out_its_classs_keywords_and_defaults(name):
+    from gestalt_nb.makers import Makers
+
+    made, filled = _makers()[name]
+    theirs = [(p.name, p.default) for p in inspect.signature(made).parameters.values()
+              if p.name not in filled and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    own = list(inspect.signature(getattr(Makers, name)).parameters.values())
+    assert own[0].name == "self" and all(p.kind is p.KEYWORD_ONLY for p in own[1:])
+    assert [(p.name, p.default) for p in own[1:]] == theirs, f"Connection.{name} no longer takes what {made.__name__} takes"
+    assert "**" not in str(inspect.signature(getattr(Makers, name))) and "__signature__" not in vars(getattr(Makers, name))
+
+
+def test_a_makers_keyword_its_class_refuses_is_one_line(shell, demo):
+    from gestalt_nb.errors import GestaltError
+
+    connection = gestalt_nb.connection()
+    with pytest.raises(GestaltError, match=r"^toolkit: max_rows must be less than or equal to 1000, not 5000\.$"):
+        connection.toolkit(max_rows=5000)
+    with pytest.raises(GestaltError, match=r"^claim_toolkit: max_depth must be greater than or equal to 0, not -1\.$"):
+        connection.claim_toolkit(max_depth=-1)
+    with pytest.raises(GestaltError, match=r"^retriever: configure exactly one seed strategy: seed_ids, seed_resolver, or seed_label\.$"):
+        connection.retriever(max_seeds=3)  # the model's rule over several keywords: its words, not the whole input
+    assert connection.toolkit(max_rows=7).max_rows == 7 and connection.retriever(seed_ids=("0",), max_seeds=3).max_seeds == 3

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = [
     "adapter_db", "cypher_tree", "drop_node_indexes", "ensure_index_current", "index_table", "lmdb_store", "node_count", "node_writes", "raw_id",
-    "reading", "save_manifest_file", "sequence", "snapshot_db", "stale_indexes", "store_path", "write_txn",
+    "reading", "sampled_schema", "save_manifest_file", "sequence", "snapshot_db", "stale_indexes", "store_path", "write_txn",
 ]
 
 #: GestaltDB's metadata keys: the manifest, and the list of node properties it indexes.
@@ -96,6 +96,12 @@ def snapshot_db(view: Any) -> Any:
 def adapter_db(graph: Any) -> Any:
     """The ``GraphDB`` under a ``GestaltDBGraph``, closed or not (its ``graph`` property refuses a closed one)."""
     return graph._graph
+
+
+def sampled_schema(graph: Any) -> Any:
+    """The schema sample a ``GestaltDBGraph`` holds (its ``_schema``), or None before its first: a new object each time
+    it samples again, so a cache of ours built from it (completion's words) is rebuilt only then."""
+    return getattr(graph, "_schema", None)
 
 
 def cypher_tree(text: str) -> Any:

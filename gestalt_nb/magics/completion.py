@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cypher.text import mask, open_brackets
-from ..engine.adapter import sampled_schema
+from ..engine.store import sampled_schema
 from ..options import RENDERERS
 from ..session import REGISTRY
 from .cypher_args import gcypher_parser, split_line, split_params
