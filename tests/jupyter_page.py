@@ -35,6 +35,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic", "--disable-default-apps"]
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: Where the browser tests put their screenshots: $GESTALT_SHOTS, else a folder in the system's temp folder.
+SHOTS = Path(os.environ.get("GESTALT_SHOTS") or Path(tempfile.gettempdir()) / "gestalt-shots")
 
 
 def free_port() -> int:

@@ -7,7 +7,7 @@ cell); a click at a node's screen position reaches Python (``selected`` and ``on
 double-click expands it from the database; ``add()`` from a Python cell grows the drawing in place
 (same sigma instance, old nodes unmoved). No request leaves the local server, no console error comes
 from our code, and a graph full of injection payloads executes nothing and shows them as text.
-Screenshots of each notebook's first graph go to /work/notes/shots/ (or $GESTALT_SHOTS).
+Screenshots of each notebook's first graph go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from .jupyter_page import CHROMIUM, FIRST_FRAME_JS, JupyterPage, JupyterServer, browser
+from .jupyter_page import CHROMIUM, FIRST_FRAME_JS, SHOTS, JupyterPage, JupyterServer, browser
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("jupyterlab", reason="JupyterLab 4 is not installed (pip install 'jupyterlab>=4')")
@@ -32,7 +32,6 @@ pytestmark = pytest.mark.skipif(
 REPO = Path(__file__).resolve().parents[1]
 # The quickstart last: the click / double-click / add() tests then find it open and freshly run.
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"), key=lambda path: (path.name == "01_quickstart.ipynb", path.name))
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 #: Both by default (about 3.5 min each here); GESTALT_FRONTENDS=lab runs one.
 FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook").split(",") if name]
 

@@ -8,7 +8,7 @@ double-click expansions, a removal and a hide returns exactly the drawn ids when
 button (click, shift-click) and ``canvas.path(a, b)`` highlight what ``shortest_path(a, b)``
 returns; ``to_html(path)`` opened from file:// with the network refused draws the same node count;
 the injection corpus in snapshot, SVG download and ``to_html`` executes nothing and stays text.
-Screenshots go to /work/notes/shots/ (or $GESTALT_SHOTS).
+Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations

@@ -2,14 +2,13 @@
 
 Each graph is built as a ``Subgraph``, drawn by a real ``GraphCanvas`` (its payload and the deltas its
 ``style`` / ``layout`` / ``filter`` send) and mounted in js/test/harness.html (the anywidget model faked,
-every outside request refused). Screenshots go to $GESTALT_SHOTS (default /work/notes/shots).
+every outside request refused). Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import statistics
 from pathlib import Path
@@ -22,12 +21,11 @@ from gestalt_nb.graph.subgraph import Edge, Node, Subgraph
 from gestalt_nb.options import parse_layout
 from gestalt_nb.render.palette import PALETTE
 
-from .jupyter_page import ARGS, CHROMIUM
+from .jupyter_page import ARGS, CHROMIUM, SHOTS
 
 REPO = Path(__file__).resolve().parents[1]
 HARNESS = REPO / "js" / "test" / "harness.html"
 BUNDLE = REPO / "gestalt_nb" / "canvas" / "static" / "canvas.js"
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 DARK = """() => { const s = document.getElementById('theme').style;
   for (const [k, v] of [['--jp-layout-color0', '#111'], ['--jp-layout-color1', '#1b1b1b'], ['--jp-layout-color2', '#2a2a2a'],
     ['--jp-ui-font-color0', '#eee'], ['--jp-ui-font-color1', '#ddd'], ['--jp-ui-font-color2', '#aaa'], ['--jp-border-color2', '#333']]) s.setProperty(k, v);

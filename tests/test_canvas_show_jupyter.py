@@ -4,14 +4,11 @@ and a legend click hides a label."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import nbformat
 import pytest
 
 from . import jupyter_page
-from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer
+from .jupyter_page import CHROMIUM, SHOTS, JupyterPage, JupyterServer
 from .test_live_browser import _Clock
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
@@ -21,7 +18,6 @@ CELLS = [
     "%load_ext gestalt_nb\n%gestalt demo",
     "%%gcypher -o r\nMATCH (p:Person)-[w:WORKS_FOR]->(c:Company) RETURN p, w, c",
 ]
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 HOOK = "([expr]) => { const h = document.querySelector('[data-gestalt-canvas]').gestaltCanvas; return eval(expr); }"
 STATE = """
 import json

@@ -9,7 +9,7 @@ after another extension rewrites the cells' types; "Format Cypher" splits a one-
 lines with the same --explain plan; hovering a label shows its count and properties. Hostile text
 typed into the cell, and a hostile label from the schema shown on hover, execute nothing and stay
 text. No request leaves the local server; no console error comes from our code. Screenshots (light
-and dark) go to /work/notes/shots/ (or $GESTALT_SHOTS).
+and dark) go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from .jupyter_page import CHROMIUM, NOTEBOOK, JupyterPage, JupyterServer, browser
+from .jupyter_page import CHROMIUM, NOTEBOOK, SHOTS, JupyterPage, JupyterServer, browser
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("jupyterlab", reason="JupyterLab 4 is not installed (pip install 'jupyterlab>=4')")
 pytest.importorskip("notebook", reason="Notebook 7 is not installed (pip install 'notebook>=7,<8')")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
 
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook").split(",") if name]
 HOSTILE_LABEL = '<img src=x onerror="window.__pwned=1">'
 SETUP = (

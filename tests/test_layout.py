@@ -9,6 +9,7 @@ The JavaScript (``js/src``, ``js/labextension/src``) is held to the same size ru
 from __future__ import annotations
 
 import ast
+import subprocess
 import re
 from pathlib import Path
 
@@ -443,3 +444,12 @@ def test_the_js_readme_names_every_file_and_the_real_traits():
     inherited = {name for base in widget if hasattr(base, "class_trait_names") for name in base.class_trait_names()}
     synced = {name for name in GraphCanvas.class_trait_names(sync=True) if not name.startswith("_") and name not in inherited}
     assert set(re.findall(r"`(\w+)`", named.group(1))) == synced
+
+
+def test_no_absolute_path_of_one_machine_is_in_the_repository():
+    """Every path in the repository is relative or made where it runs (a temp folder, $GESTALT_SHOTS)."""
+    listed = subprocess.run(["git", "grep", "-n", "-I", "-E", r"/work/|/home/[a-z]|/Users/[A-Za-z]"], cwd=PACKAGE.parent,
+                            capture_output=True, text=True)
+    assert listed.returncode in (0, 1), listed.stderr  # 1: nothing found
+    found = [line for line in listed.stdout.splitlines() if not line.startswith("tests/test_layout.py:")]
+    assert not found, "absolute paths of one machine:\n" + "\n".join(found[:20])

@@ -5,7 +5,7 @@ recorded. Every browser session draws both canvases (``mo.ui.anywidget(result.ca
 ``gestalt_nb.show(result)``): the first tab, a second tab and a reload of the first (a model shared
 per process left later sessions at "Loading the graph canvas…"). A click reaches Python: the cell
 that reads ``canvas.value["selected"]`` re-runs and names the node. A double-click draws the node's
-neighbours from the database. Screenshots go to /work/notes/shots/ (or $GESTALT_SHOTS).
+neighbours from the database. Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations
@@ -20,14 +20,13 @@ from pathlib import Path
 
 import pytest
 
-from .jupyter_page import ARGS, CHROMIUM, free_port
+from .jupyter_page import ARGS, CHROMIUM, SHOTS, free_port
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("marimo", reason="marimo is not installed (pip install -e '.[test]')")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
 
 APP = Path(__file__).resolve().parents[1] / "examples" / "marimo_app.py"
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 CANVASES_JS = """() => {
   const found = [];
   const walk = (root) => {

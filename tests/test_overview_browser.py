@@ -5,24 +5,22 @@ first frame, their drawn area following their member count; double-clicking the 
 its members in place, the other groups pushed aside by at most 10% of the canvas and none covered,
 members captioned by name; Collapse puts everything back where it was without a camera jump; Undo
 folds them back; a click on a super-node reaches Python with its id. Screenshots of the overview and
-of the drilled group go to /work/notes/shots/ (or $GESTALT_SHOTS).
+of the drilled group go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
+from .jupyter_page import CHROMIUM, SHOTS, JupyterPage, JupyterServer, browser
 
 pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium (.ci/run does this)")
 
-SHOTS = Path(os.environ.get("GESTALT_SHOTS", "/work/notes/shots"))
 FRONTENDS = [name for name in os.environ.get("GESTALT_FRONTENDS", "lab,notebook").split(",") if name]
 NODES = 200_000
 CANVAS_CSS = ".jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]"

@@ -1,6 +1,6 @@
 """Issue 31 in real JupyterLab 4 and Notebook 7 (headless Chromium, offline): the layered layout of two real DAGs
 (bnlearn diabetes, 413 nodes; munin, 1,041) reads at full view, ``positions`` without coordinates draws, and the
-Path button finds a 24-hop path with default options. Screenshots go to $GESTALT_SHOTS (default /work/notes/shots)."""
+Path button finds a 24-hop path with default options. Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ it asks unpkg.com for). Each copy, trusted as a notebook saved in JupyterLab is,
 state untrusted too, reopened in JupyterLab 4 without running (Notebook 7: the trusted copy without state)
 shows a picture (or the live canvas rebuilt from saved state) for every view and never "Error displaying
 widget: model not found" (which the trusted copy without state used to show: the fresh kernel has no models,
-as after a restart). Screenshots go to /work/notes/shots/.
+as after a restart). Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Headless-Chromium check of the canvas bundle, without Jupyter.
 
-Run:  /work/main/.venv/bin/python js/test/check.py [--sizes 9,1000,5000,10000,50000] [--shots DIR] [--skip-big]
+Run:  python js/test/check.py [--sizes 9,1000,5000,10000,50000] [--shots DIR] [--skip-big]
 
 Loads gestalt_nb/canvas/static/canvas.js through a Blob URL (as the Python loader does)
 into js/test/harness.html with a fake anywidget model, and checks the contract in
@@ -16,6 +16,7 @@ import json
 import math
 import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -637,7 +638,7 @@ def notebook_shots(browser, shots, prefix):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="9,1000,5000,10000,50000")
-    ap.add_argument("--shots", default="/work/notes/shots")
+    ap.add_argument("--shots", default=str(Path(tempfile.gettempdir()) / "gestalt-shots"))
     ap.add_argument("--only", default="interactions,injection,theme,notebooks,many,noworker,sizes")
     ap.add_argument("--prefix", default="fix", help="file name prefix of the notebook-like screenshots")
     ap.add_argument("--repeat", type=int, default=1, help="runs per size; medians are reported")

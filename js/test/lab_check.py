@@ -1,10 +1,10 @@
 """Look at the canvas in real JupyterLab / Notebook 7 (uses tests/jupyter_page.py).
 
-Run:  /work/main/.venv/bin/python js/test/lab_check.py [--frontends lab,notebook] [--prefix fix-lab]
+Run:  python js/test/lab_check.py [--frontends lab,notebook] [--prefix fix-lab]
 
 Opens a small notebook (quickstart query, KNOWS query, schema), selects a node from Python, hovers
 another, switches JupyterLab to its dark theme, and saves screenshots of the first graph output to
-/work/notes/shots/<prefix>-<frontend>[-dark].png. Prints page errors and console errors, and the
+<the temp folder>/gestalt-shots/<prefix>-<frontend>[-dark].png. Prints page errors and console errors, and the
 panel's key heights (a key squeezed to one character per line is tall).
 """
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +59,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frontends", default="lab,notebook")
     ap.add_argument("--prefix", default="fix-lab")
-    ap.add_argument("--shots", default="/work/notes/shots")
+    ap.add_argument("--shots", default=str(Path(tempfile.gettempdir()) / "gestalt-shots"))
     ap.add_argument("--width", type=int, default=1400)
     args = ap.parse_args()
     shots = Path(args.shots)
