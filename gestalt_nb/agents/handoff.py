@@ -73,8 +73,8 @@ class _ClearErrors:
     _on_error: Callable[[Exception], str] | None = PrivateAttr(default=None)
     _publish: Callable[..., Any] | None = PrivateAttr(default=None)
 
-    def get_tools(self):  # type: ignore[override]
-        tools = super().get_tools()  # type: ignore[misc]
+    def get_tools(self):  # type: ignore[override]  # the toolkit's own get_tools, typed by the adapter as returning its tool list
+        tools = super().get_tools()  # type: ignore[misc]  # a mixin: the toolkit class it is mixed into has get_tools
         for tool in tools:
             if self._on_error is not None:
                 tool.handle_tool_error = self._on_error
@@ -120,7 +120,7 @@ class Toolkit(_ClearErrors, GestaltDBToolkit):
     timeout: float | None = Field(default=None, exclude=True)
     memory_limit: int | str | None = Field(default=None, exclude=True)
 
-    def get_tools(self):  # type: ignore[override]
+    def get_tools(self):  # type: ignore[override]  # the toolkit's own get_tools, typed by the adapter as returning its tool list
         tools = []
         for tool in super().get_tools():
             if type(tool) is GestaltDBQueryTool:

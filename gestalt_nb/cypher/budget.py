@@ -230,7 +230,7 @@ def _quiet_stops(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
             return None  # a stop that landed in a weakref callback or __del__; it is sent again
         return hook(unraisable)
 
-    hook_without_stops.gestalt_quiet = True  # type: ignore[attr-defined]
+    hook_without_stops.gestalt_quiet = True  # type: ignore[attr-defined]  # a mark on the function, read to find our hook again
     return hook_without_stops
 
 
@@ -359,7 +359,7 @@ def guard_interrupts(*_: Any) -> None:
         stop_all()
         return current(signum, frame)
 
-    stop_queries_then_interrupt.gestalt_guard = True  # type: ignore[attr-defined]
+    stop_queries_then_interrupt.gestalt_guard = True  # type: ignore[attr-defined]  # a mark on the function, read to find our handler again
     signal.signal(signal.SIGINT, stop_queries_then_interrupt)
 
 

@@ -48,7 +48,7 @@ class QueryResult(Displayable, AsGraph):
 
     query: str
     params: dict[str, Any]
-    records: list[dict[str, Any]] = _Records()  # type: ignore[assignment]
+    records: list[dict[str, Any]] = _Records()  # type: ignore[assignment]  # a list subclass that reads its rows on first use
     columns: list[str]
     truncated: bool
     row_limit: int

@@ -40,8 +40,8 @@ def schema_for(node_types: list[str] | None, relationship_types: list[str] | Non
     """``ExtractedGraph`` with the allowed types as enums (the plain schema when nothing is restricted)."""
     if not node_types and not relationship_types:
         return ExtractedGraph
-    node_type = Literal[tuple(node_types)] if node_types else str  # type: ignore[valid-type]
-    rel_type = Literal[tuple(relationship_types)] if relationship_types else str  # type: ignore[valid-type]
+    node_type = Literal[tuple(node_types)] if node_types else str  # type: ignore[valid-type]  # a Literal of the types given at run time, as pydantic reads it
+    rel_type = Literal[tuple(relationship_types)] if relationship_types else str  # type: ignore[valid-type]  # a Literal of the types given at run time, as pydantic reads it
     node = create_model("ExtractedNode", __base__=ExtractedNode, type=(node_type, Field(description="The kind of entity.")))
     rel = create_model("ExtractedRelationship", __base__=ExtractedRelationship, type=(rel_type, Field(description="Relationship type.")))
     return create_model(

@@ -7,7 +7,7 @@ import argparse
 import functools
 import shlex
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from IPython.core.error import UsageError
 
@@ -19,10 +19,10 @@ from ..session import REGISTRY
 class Parser(argparse.ArgumentParser):
     """argparse that reports problems as GestaltError instead of exiting."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise GestaltError(f"{message}\n{self.format_usage().strip()}")
 
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise GestaltError(message or self.format_help())
 
 
