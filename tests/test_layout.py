@@ -9,8 +9,8 @@ The JavaScript (``js/src``, ``js/labextension/src``) is held to the same size ru
 from __future__ import annotations
 
 import ast
-import subprocess
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
