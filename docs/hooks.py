@@ -7,11 +7,15 @@ Runs before MkDocs collects the pages (``on_pre_build``), so what it writes is b
   ``QueryResult`` and ``GraphCanvas``, with their real signatures and docstrings;
 - ``notebooks/*.ipynb``: the demo notebooks (``mkdocs-jupyter`` executes them while building).
 Generated files are not committed (``.gitignore``); they cannot drift from the code.
+
+And after a notebook page is rendered (``on_page_content``), what its page would fetch from off the site
+is left out (``offline``), so the site reads offline with every drawing shown as its picture.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,36 @@ def on_pre_build(config: Any, **_: Any) -> None:
     (DOCS / "reference" / "settings.md").write_text(settings_page(), encoding="utf-8")
     (DOCS / "reference" / "api.md").write_text(api_page(), encoding="utf-8")
     copy_notebooks()
+
+
+def on_page_content(html: str, page: Any, **_: Any) -> str:
+    return offline(html) if page.file.src_uri.endswith(".ipynb") else html
+
+
+#: A script element of nbconvert's page (script bodies are escaped by nbconvert, so none holds ``</script>``).
+_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>\s*", re.DOTALL)
+#: Scripts of nbconvert's lab template that fetch from a CDN or feed what does: any with a ``src`` (MathJax,
+#: ``custom_mathjax_url``: the notebooks have no math; require.js, ``include_requirejs``), the widget manager's
+#: loader (unpkg.com), the saved widget state and the views it would draw (~1 MB a page: each canvas's state
+#: carries its JavaScript), MathJax's configuration, mermaid's loader (cdnjs, when a Markdown cell holds a diagram).
+_TYPES = ("application/vnd.jupyter.widget-state+json", "application/vnd.jupyter.widget-view+json", "text/x-mathjax-config")
+_LOADERS = ("function addWidgetsRenderer()", 'document.querySelectorAll(".jp-Mermaid > pre.mermaid")')
+
+
+def _fetches(script: re.Match[str]) -> bool:
+    attributes, body = script.group(1), script.group(2)
+    return "src=" in attributes or any(kind in attributes for kind in _TYPES) or any(loader in body for loader in _LOADERS)
+
+
+def offline(html: str) -> str:
+    """A notebook page as mkdocs-jupyter renders it, less what would be fetched from off the site.
+
+    mkdocs-jupyter executes the notebooks storing widget state, and its template then asks unpkg.com for
+    ``@jupyter-widgets/html-manager`` (it has no setting to leave that out). Without the manager each view
+    shows its static picture (gestalt_nb/views/outputs.py), as in a notebook saved without widget state.
+    The site's own scripts (mkdocs-material's) are outside a page's content and stay.
+    """
+    return _SCRIPT.sub(lambda script: "" if _fetches(script) else script.group(0), html)
 
 
 def copy_notebooks() -> None:

@@ -3,15 +3,20 @@ every demo notebook executed, a reference entry for every magic and every settin
 
 ``mkdocs build --strict`` fails on a broken internal link or anchor (mkdocs.yml's ``validation``), on a
 notebook cell that raises (mkdocs-jupyter, ``allow_errors: false``) and on a page left out of the nav.
+Every notebook page, served from 127.0.0.1 to headless Chromium with every other request refused and counted,
+asks nothing off the machine and shows every drawing as its picture (docs/hooks.py ``offline``).
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -71,3 +76,59 @@ def test_every_page_is_in_the_nav():
     pages = {str(path.relative_to(ROOT / "docs")) for path in (ROOT / "docs").rglob("*.md")
              if path.relative_to(ROOT / "docs").parts[0] not in ("reference", "notebooks")}
     assert pages - listed == set(), f"pages missing from mkdocs.yml's nav: {sorted(pages - listed)}"
+
+
+# Per gestalt-nb view (its picture output): is the picture shown, how many drawings (<img>/<svg>) it holds and
+# how many of those are shown with a nonzero size (an <img> decoded).
+PICTURES_JS = """() => Array.from(document.querySelectorAll('.jp-Cell .gestalt-picture')).map(picture => {
+  const shown = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && e.checkVisibility(); };
+  const drawings = Array.from(picture.querySelectorAll('img, svg'));
+  return {shown: shown(picture), drawings: drawings.length,
+          drawn: drawings.filter(e => shown(e) && (e.tagName !== 'IMG' || e.naturalWidth > 0)).length};
+})"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_notebook_pages_show_every_drawing_offline(site):
+    """Served from 127.0.0.1, each notebook page asks nothing else (before docs/hooks.py's ``offline``, each
+    asked unpkg.com for the widget manager) and every drawing of every view shows, as its picture."""
+    from .jupyter_page import CHROMIUM, browser
+    from .test_canvas_browser import SHOTS
+
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed: apt-get install -y chromium")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_port}"
+    pages = sorted(path.parent.name for path in (site / "notebooks").glob("*/index.html"))
+    found, remote = {}, []
+    try:
+        with browser() as chromium:
+            context = chromium.new_context(viewport={"width": 1200, "height": 900}, service_workers="block")
+            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith((base + "/", "data:", "blob:"))
+                          else (remote.append(route.request.url), route.abort()))
+            page = context.new_page()
+            for name in pages:
+                page.goto(f"{base}/notebooks/{name}/", wait_until="load")
+                page.wait_for_timeout(500)  # nbconvert's widget loader would ask after DOMContentLoaded
+                found[name] = page.evaluate(PICTURES_JS)
+                if name == pages[0]:
+                    page.locator(".gestalt-picture").first.scroll_into_view_if_needed()
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(SHOTS / f"docs-offline-{name}.png"))
+            context.close()
+    finally:
+        server.shutdown()
+    assert len(pages) == len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert remote == [], remote
+    for name, views in found.items():
+        print(name, [(view["drawn"], view["drawings"]) for view in views])
+        assert views, f"{name}'s page shows no gestalt-nb view"
+        assert all(view["shown"] and view["drawn"] == view["drawings"] for view in views), (name, views)
+        assert "widget-state+json" not in (site / "notebooks" / name / "index.html").read_text(encoding="utf-8")
+    assert sum(view["drawings"] for views in found.values() for view in views) >= len(pages)

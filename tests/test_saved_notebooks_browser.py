@@ -1,9 +1,9 @@
 """Saved notebooks show their pictures wherever they go, offline (headless Chromium, every outside request refused).
 
 A notebook with a ``%%gcypher`` drawing, a ``%goverview`` and a ``%gschema`` on the demo graph is executed
-with nbclient twice, storing widget state and not. Each copy converted with ``nbconvert --to html`` shows
+with nbclient twice, storing widget state and not. Each copy converted with ``jupyter nbconvert --to html`` shows
 every picture (nbconvert's HTML of the copy with state used to show none: it picks the widget, whose manager
-it asks unpkg.com for). Each copy, trusted as a notebook saved in JupyterLab is, and the copy with
+it asks unpkg.com for); with ``--template gestalt`` (gestalt_nb/nbconvert_template) it asks nothing off the machine. Each copy, trusted as a notebook saved in JupyterLab is, and the copy with
 state untrusted too, reopened in JupyterLab 4 without running (Notebook 7: the trusted copy without state)
 shows a picture (or the live canvas rebuilt from saved state) for every view and never "Error displaying
 widget: model not found" (which the trusted copy without state used to show: the fresh kernel has no models,
@@ -80,13 +80,14 @@ def seen(page, cells: str) -> list[dict]:
     return page.evaluate(SEEN_JS, [cells])
 
 
+@pytest.mark.parametrize("template", ["lab", "gestalt"])
 @pytest.mark.parametrize("state", [False, True], ids=["without-state", "with-state"])
-def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, tmp_path):
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(str(saved[state]), as_version=4))
-    assert ('type="application/vnd.jupyter.widget-view+json"' in body) == state  # with state, nbconvert picks the widget
+def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, template, tmp_path):
+    """nbconvert's own lab page asks CDNs for its furniture (refused: the pictures show all the same); the
+    ``gestalt`` template (``jupyter nbconvert --to html --template gestalt``) asks nothing off the machine."""
+    body = subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--template", template, "--stdout",
+                           str(saved[state])], capture_output=True, text=True, check=True).stdout
+    assert ('type="application/vnd.jupyter.widget-view+json"' in body) == (state and template == "lab")  # with state, lab picks the widget
     path = tmp_path / "export.html"
     path.write_text(body, encoding="utf-8")
     page = chromium.new_page(viewport={"width": 1200, "height": 900})
@@ -96,16 +97,19 @@ def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, tmp_
     try:
         page.goto(path.as_uri())
         page.wait_for_load_state("load")
+        page.wait_for_timeout(500)  # the widget manager's loader asks for it after DOMContentLoaded
         cells = seen(page, ".jp-Cell.jp-CodeCell")
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"saved-nbconvert-{'with' if state else 'without'}-state.png"), full_page=True)
+        page.screenshot(path=str(SHOTS / f"saved-nbconvert-{template}-{'with' if state else 'without'}-state.png"), full_page=True)
     finally:
         page.close()
     print("refused requests:", remote)
     assert [cells[number]["pictures"] for number in VIEWS] == [1, 1, 1], cells
     assert not any(cell["errors"] for cell in cells), cells
-    # every request off the machine is nbconvert's own page furniture (require.js, MathJax, the widget manager)
-    assert all(url.startswith(("https://cdnjs.cloudflare.com/", "https://unpkg.com/@jupyter-widgets/")) for url in remote), remote
+    if template == "gestalt":
+        assert remote == [] and "widget-state+json" not in body
+    else:  # every request off the machine is nbconvert's own page furniture (require.js, MathJax, the widget manager)
+        assert remote and all(url.startswith(("https://cdnjs.cloudflare.com/", "https://unpkg.com/@jupyter-widgets/")) for url in remote), remote
 
 
 def trust(server: JupyterServer, path: Path) -> None:
