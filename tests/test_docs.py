@@ -96,8 +96,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 def test_notebook_pages_show_every_drawing_offline(site):
     """Served from 127.0.0.1, each notebook page asks nothing else (before docs/hooks.py's ``offline``, each
     asked unpkg.com for the widget manager) and every drawing of every view shows, as its picture."""
-    from .jupyter_page import CHROMIUM, browser
-    from .test_canvas_browser import SHOTS
+    from .jupyter_page import CHROMIUM, SHOTS, browser
 
     pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
     if CHROMIUM is None:
