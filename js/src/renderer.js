@@ -54,7 +54,7 @@ export class RendererMethods extends ViewState {
     this.scene = null;
     r.on("beforeRender", () => this.frameNo++); // caption placement starts afresh each frame
     r.on("afterRender", () => this.drawLoops());
-    r.on("afterRender", () => this.reportSoon()); // snapshot.js: tell the kernel what is shown
+    r.on("afterRender", () => this.report.reportSoon()); // snapshot.js: tell the kernel what is shown
     this.bindEvents();
     // someone else's WebGL use may still push ours out: redraw with fresh contexts
     for (const c of this.ui.sigmaBox.querySelectorAll("canvas")) {

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Report } from "./snapshot.js";
 
 /** @typedef {import("./state.js").Model} Model */
 /** @typedef {import("./state.js").HostElement} HostElement */
@@ -49,6 +50,7 @@ export class CanvasView extends ViewState {
     /** @type {ViewFields["disposers"]} */
     this.disposers = [];
     this.generation = 0;
+    this.report = new Report(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
