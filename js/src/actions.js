@@ -214,7 +214,7 @@ export class ActionMethods extends ViewState {
   updateButtons() {
     const collapsible = !!(this.model.get("settings") || {}).collapsible;
     this.ui.setButtons({ selection: this.selected.size > 0, undoable: this.undo.length > 0, collapsible });
-    this.updateOutButtons();
+    this.exporter.updateOutButtons();
   }
 
   /** @this {View} */

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Exporter } from "./export.js";
 import { Report } from "./snapshot.js";
 
 /** @typedef {import("./state.js").Model} Model */
@@ -51,6 +52,7 @@ export class CanvasView extends ViewState {
     this.disposers = [];
     this.generation = 0;
     this.report = new Report(view);
+    this.exporter = new Exporter(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -76,7 +78,7 @@ export class CanvasView extends ViewState {
     this.hooks = makeHooks(view);
     root.gestaltCanvas = this.hooks;
     el.gestaltCanvas = this.hooks;
-    view.addOutButtons(); // export.js: PNG, SVG, Path
+    view.exporter.addOutButtons(); // export.js: PNG, SVG, Path
     this.theme = readTheme(root);
 
     listenToModel(view);
