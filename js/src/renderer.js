@@ -53,7 +53,7 @@ export class RendererMethods extends ViewState {
     this.frameNo = 0;
     this.scene = null;
     r.on("beforeRender", () => this.frameNo++); // caption placement starts afresh each frame
-    r.on("afterRender", () => this.drawLoops());
+    r.on("afterRender", () => this.edgeText.drawLoops());
     r.on("afterRender", () => this.report.reportSoon()); // snapshot.js: tell the kernel what is shown
     this.bindEvents();
     // someone else's WebGL use may still push ours out: redraw with fresh contexts

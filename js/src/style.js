@@ -292,7 +292,7 @@ export class StyleMethods extends ViewState {
       maxCameraRatio: 20,
       defaultDrawNodeLabel: (ctx, d, s) => this.drawLabel(ctx, d, s),
       defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
-      defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.drawEdgeLabel(ctx, e, sd, td, s),
+      defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.edgeText.drawEdgeLabel(ctx, e, sd, td, s),
     };
   }
 

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { EdgeText } from "./edgelabels.js";
 import { Exporter } from "./export.js";
 import { Report } from "./snapshot.js";
 
@@ -53,6 +54,7 @@ export class CanvasView extends ViewState {
     this.generation = 0;
     this.report = new Report(view);
     this.exporter = new Exporter(view);
+    this.edgeText = new EdgeText(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
