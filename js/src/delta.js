@@ -161,9 +161,9 @@ export class DeltaMethods extends ViewState {
     };
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
     const res = addItems(g, this, nodes, edges, this.styler(), place);
-    if (this.restoreDrilled(res.nodes)) return res.nodes; // a super-node folded back: to its own spot (drill.js)
+    if (this.drill.restoreDrilled(res.nodes)) return res.nodes; // a super-node folded back: to its own spot (drill.js)
     if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g && res.nodes.length) {
-      this.placeWithin(res.nodes, anchorKey, step); // a super-node opens into its members, in place (drill.js)
+      this.drill.placeWithin(res.nodes, anchorKey, step); // a super-node opens into its members, in place (drill.js)
       return res.nodes;
     }
     // new nodes linked to nothing drawn would be pushed far out by the local layout (nothing pulls
