@@ -92,7 +92,7 @@ export class EdgeText {
       const row = Math.floor(slot.k / 2) * (fs + 2);
       offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
     }
-    const sc = this.view.placing() && this.view.renderer ? this.view.frameScene() : null;
+    const sc = this.view.captions.placing() && this.view.renderer ? this.view.captions.frameScene() : null;
     const off = sc ? freeOffset(sc, offsets, cx, cy, angle, w, fs) : offsets[0];
     if (off === null) return;
     ctx.save();
@@ -131,7 +131,7 @@ export class EdgeText {
   // its type, drawn after each frame on the edge-label layer. Small graphs only.
   drawLoops() {
     const r = this.view.renderer;
-    if (!r || !this.view.placing()) return;
+    if (!r || !this.view.captions.placing()) return;
     /** @type {string[]} */
     const loops = [];
     this.view.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));

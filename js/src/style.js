@@ -290,8 +290,8 @@ export class StyleMethods extends ViewState {
       zIndex: N <= 5000,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
-      defaultDrawNodeLabel: (ctx, d, s) => this.drawLabel(ctx, d, s),
-      defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
+      defaultDrawNodeLabel: (ctx, d, s) => this.captions.drawLabel(ctx, d, s),
+      defaultDrawNodeHover: (ctx, d, s) => this.captions.drawHover(ctx, d, s),
       defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.edgeText.drawEdgeLabel(ctx, e, sd, td, s),
     };
   }

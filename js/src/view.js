@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Captions } from "./captions.js";
 import { Drill } from "./drill.js";
 import { EdgeText } from "./edgelabels.js";
 import { Exporter } from "./export.js";
@@ -57,6 +58,7 @@ export class CanvasView extends ViewState {
     this.exporter = new Exporter(view);
     this.edgeText = new EdgeText(view);
     this.drill = new Drill(view);
+    this.captions = new Captions(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
