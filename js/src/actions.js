@@ -41,8 +41,8 @@ export class ActionMethods extends ViewState {
     this.selected = next;
     const prevEdge = this.selectedEdge;
     this.selectedEdge = null;
-    this.restyleNodes(changed);
-    if (prevEdge) this.restyleEdges([prevEdge]);
+    this.styles.restyleNodes(changed);
+    if (prevEdge) this.styles.restyleEdges([prevEdge]);
     const first = [...next][next.size - 1];
     if (first !== undefined) this.showNode(first);
     else this.ui.showInfo(null);
@@ -122,7 +122,7 @@ export class ActionMethods extends ViewState {
     for (const k of ids) this.hidden.add(k);
     this.undo.push({ t: "hide", ids });
     this.setSelection([], true);
-    this.restyleNodes(ids);
+    this.styles.restyleNodes(ids);
     this.updateCount();
   }
 
@@ -137,7 +137,7 @@ export class ActionMethods extends ViewState {
       if (this.layout) this.layout.setFixed(k, !allPinned);
     }
     this.undo.push({ t: "pin", prev });
-    this.restyleNodes(ids);
+    this.styles.restyleNodes(ids);
     this.updateButtons();
   }
 
@@ -147,7 +147,7 @@ export class ActionMethods extends ViewState {
     if (!u) return;
     if (u.t === "hide") {
       for (const k of u.ids) this.hidden.delete(k);
-      this.restyleNodes(u.ids);
+      this.styles.restyleNodes(u.ids);
       this.updateCount();
     } else if (u.t === "pin") {
       for (const [k, f] of u.prev) {
@@ -155,7 +155,7 @@ export class ActionMethods extends ViewState {
         this.nd.get(k).fixed = f;
         if (this.layout) this.layout.setFixed(k, f);
       }
-      this.restyleNodes(u.prev.map((x) => x[0]));
+      this.styles.restyleNodes(u.prev.map((x) => x[0]));
     } else if (u.t === "py") {
       this.send({ kind: "undo" });
     }

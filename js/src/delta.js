@@ -18,7 +18,7 @@ export const APPLY = {
   add(view, op, step) {
     if (Array.isArray(op.labels)) {
       view.labels = op.labels;
-      view.updateLabelColors();
+      view.styles.updateLabelColors();
       step.relegend = true;
     }
     if (Array.isArray(op.types)) view.types = op.types;
@@ -103,8 +103,8 @@ export class DeltaMethods extends ViewState {
     const { added, relegend } = step;
     if (String(/** @type {HTMLElement} */ (this.ui.root.querySelector(".gc-status")).textContent).startsWith("expanding")) this.ui.setStatus("", "info");
     if (relegend) {
-      this.countHighlights();
-      if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.restyleAll(); // rings on / off
+      this.styles.countHighlights();
+      if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.styles.restyleAll(); // rings on / off
       // encodings are of the drawn graph: compute them again, then the legend and count
       const enc = this.encode();
       const f = this.filt;
@@ -160,7 +160,7 @@ export class DeltaMethods extends ViewState {
       return placeNear(c, k, nodes.length, near ? step : step * 2);
     };
     this.hlCount = (this.hlCount || 0) + nodes.filter((n) => n && n.h).length;
-    const res = addItems(g, this, nodes, edges, this.styler(), place);
+    const res = addItems(g, this, nodes, edges, this.styles.styler(), place);
     if (this.drill.restoreDrilled(res.nodes)) return res.nodes; // a super-node folded back: to its own spot (drill.js)
     if (anchorKey && this.nd.has(anchorKey) && this.nd.get(anchorKey).g && res.nodes.length) {
       this.drill.placeWithin(res.nodes, anchorKey, step); // a super-node opens into its members, in place (drill.js)
@@ -270,7 +270,7 @@ export class DeltaMethods extends ViewState {
     for (const k of touched) {
       if (g.hasNode(k)) {
         this.nd.get(k).deg = g.degree(k);
-        g.updateNodeAttributes(k, (a) => this.styleNode(k, a));
+        g.updateNodeAttributes(k, (a) => this.styles.styleNode(k, a));
       }
     }
     const sel = [...this.selected].filter((k) => g.hasNode(k));
@@ -303,12 +303,12 @@ export class DeltaMethods extends ViewState {
     for (const [k, h] of nodes) this.nd.get(k).h = h;
     for (const [k, h] of edges) this.ed.get(k).h = h;
     const allBefore = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
-    this.countHighlights();
+    this.styles.countHighlights();
     const allNow = this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size;
-    if (nodes.length > 200 || edges.length > 200 || allBefore !== allNow) this.restyleAll();
+    if (nodes.length > 200 || edges.length > 200 || allBefore !== allNow) this.styles.restyleAll();
     else {
-      this.restyleNodes(nodes.map((x) => x[0]));
-      this.restyleEdges(edges.map((x) => x[0]));
+      this.styles.restyleNodes(nodes.map((x) => x[0]));
+      this.styles.restyleEdges(edges.map((x) => x[0]));
     }
   }
 

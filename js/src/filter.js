@@ -143,12 +143,12 @@ export class FilterMethods extends ViewState {
    */
   refresh(edgesToo = true) {
     this.refilter();
-    this.countHighlights();
-    this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a), {
+    this.styles.countHighlights();
+    this.graph.updateEachNodeAttributes((k, a) => this.styles.styleNode(k, a), {
       attributes: ["color", "size", "label", "hidden", "forceLabel", "ringColor", "ringSize", "gapColor"],
     });
     if (edgesToo) {
-      this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
+      this.graph.updateEachEdgeAttributes((k, a) => this.styles.styleEdge(k, a), {
         attributes: ["color", "size", "type", "label", "forceLabel", "hidden"],
       });
     }

@@ -42,7 +42,7 @@ export class RendererMethods extends ViewState {
    * @returns {Renderer} the renderer made (or the spare, taken)
    */
   makeRenderer() {
-    const settings = this.sigmaSettings();
+    const settings = this.styles.sigmaSettings();
     let r = takeSpare(this.graph, this.ui.sigmaBox, settings);
     this.times.spare = r !== null;
     if (!r) {
@@ -204,7 +204,7 @@ export class RendererMethods extends ViewState {
     const clickEdge = (/** @type {string} */ edge) => {
       const prev = this.selectedEdge;
       this.selectedEdge = edge;
-      this.restyleEdges(/** @type {string[]} */ ([prev, edge].filter(Boolean)));
+      this.styles.restyleEdges(/** @type {string[]} */ ([prev, edge].filter(Boolean)));
       this.showEdge(edge);
     };
     r.on("clickStage", ({ event }) => {

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Styles } from "./style.js";
 import { Captions } from "./captions.js";
 import { Drill } from "./drill.js";
 import { EdgeText } from "./edgelabels.js";
@@ -59,6 +60,7 @@ export class CanvasView extends ViewState {
     this.edgeText = new EdgeText(view);
     this.drill = new Drill(view);
     this.captions = new Captions(view);
+    this.styles = new Styles(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -142,20 +144,20 @@ export class CanvasView extends ViewState {
     const counted = [this.hlCount, this.ehlCount];
     this.forget(); // nothing selected, hidden or undoable: a new drawing
     this.theme = readTheme(this.root);
-    this.updateLabelColors();
+    this.styles.updateLabelColors();
     this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
     this.enc = null;
     this.layoutPromise = null;
 
     const N = p.nodes.length, E = edgeCount(p);
-    this.sizing(N, E);
+    this.styles.sizing(N, E);
     const graph = newGraph();
     this.graph = graph;
     this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
     this.ed = new Map(); // edge key -> {y, h, p}
     /** @type {Record<string, number>} */
     const m = (this.times.marks = { payload: t0 });
-    addItems(graph, this, p.nodes, p.edges, this.styler(), undefined, p.ec);
+    addItems(graph, this, p.nodes, p.edges, this.styles.styler(), undefined, p.ec);
     m.graph = performance.now();
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
@@ -165,9 +167,9 @@ export class CanvasView extends ViewState {
       startPositions(graph);
     }
     const enc = this.encode();
-    this.countHighlights();
+    this.styles.countHighlights();
     if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
-    else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.restyleAll();
+    else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.styles.restyleAll();
     m.positions = performance.now();
 
     this.showState();
@@ -243,16 +245,16 @@ export class CanvasView extends ViewState {
     const next = readTheme(this.root);
     if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
     this.theme = next;
-    this.updateLabelColors();
+    this.styles.updateLabelColors();
     if (this.graph && this.enc) {
       this.encode(); // the sequential scale depends on the background
       this.updateLegend();
     }
     if (!this.renderer) return;
-    const s = this.sigmaSettings();
+    const s = this.styles.sigmaSettings();
     this.renderer.setSetting("labelColor", /** @type {{color: string}} */ (s.labelColor));
     this.renderer.setSetting("edgeLabelColor", /** @type {{color: string}} */ (s.edgeLabelColor));
-    this.restyleAll();
+    this.styles.restyleAll();
   }
 
   /** @this {View} */

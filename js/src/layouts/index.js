@@ -130,11 +130,11 @@ export class LayoutMethods extends ViewState {
     this.zoomGrow = this.sizeCap ? Math.max(1, (this.baseSize * 1.3) / this.sizeCap) : 1;
     if (before === this.sizeCap || (!before && !this.sizeCap)) return;
     if (this.renderer) {
-      this.renderer.setSettings(this.zoomSettings());
-      this.restyleAll();
+      this.renderer.setSettings(this.styles.zoomSettings());
+      this.styles.restyleAll();
     } else {
-      this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
-      this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a)); // lines follow zoomGrow
+      this.graph.updateEachNodeAttributes((k, a) => this.styles.styleNode(k, a));
+      this.graph.updateEachEdgeAttributes((k, a) => this.styles.styleEdge(k, a)); // lines follow zoomGrow
     }
   }
 
