@@ -174,7 +174,7 @@ export class ActionMethods extends ViewState {
     /** @type {string[]} */
     const starts = [];
     this.graph.forEachNode((k) => {
-      if (out.length + starts.length >= 200 || this.isHiddenNode(k)) return;
+      if (out.length + starts.length >= 200 || this.filters.isHiddenNode(k)) return;
       const i = this.nd.get(k).lc.indexOf(q);
       if (i === 0) starts.push(k);
       else if (i > 0) out.push(k);
@@ -220,7 +220,7 @@ export class ActionMethods extends ViewState {
   /** @this {View} */
   updateCount() {
     let n = this.graph.order, m = this.graph.size;
-    const hiddenN = this.hiddenCount();
+    const hiddenN = this.filters.hiddenCount();
     if (hiddenN) {
       n = this.hooks.nodesDrawn();
       m = this.hooks.edgesDrawn();

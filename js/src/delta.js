@@ -37,10 +37,10 @@ export const APPLY = {
   },
   // style / filter / layout: filter.js and layouts/index.js
   style(view, op) {
-    view.applyStyleOp(op);
+    view.filters.applyStyleOp(op);
   },
   filter(view, op) {
-    view.applyFilterOp(op);
+    view.filters.applyFilterOp(op);
   },
   layout(view, op) {
     view.setLayout({ name: String(op.name), options: op.options && typeof op.options === "object" ? op.options : {} });
@@ -106,11 +106,11 @@ export class DeltaMethods extends ViewState {
       this.styles.countHighlights();
       if (allBefore !== (this.hlCount > 0 && this.hlCount >= this.nd.size)) this.styles.restyleAll(); // rings on / off
       // encodings are of the drawn graph: compute them again, then the legend and count
-      const enc = this.encode();
+      const enc = this.filters.encode();
       const f = this.filt;
-      if (enc.color.of || enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.refresh();
+      if (enc.color.of || enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.filters.refresh();
       else {
-        this.updateLegend();
+        this.filters.updateLegend();
         this.updateCount();
       }
       if (added.length && this.layoutName() !== "force") this.setLayout(this.layoutSpec);

@@ -140,7 +140,7 @@ export class Drill {
     /** @type {Other[]} */
     const others = [];
     this.view.graph.forEachNode((k, a) => {
-      if (k === anchor || ring.has(k) || this.view.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
+      if (k === anchor || ring.has(k) || this.view.filters.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
       const p = r.graphToViewport(/** @type {Point} */ (a));
       others.push({ k, x: p.x, y: p.y, rad: r.scaleSize(/** @type {{size: number}} */ (r.getNodeDisplayData(k)).size), d: Math.hypot(p.x - cx, p.y - cy) });
     });

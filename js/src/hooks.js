@@ -126,14 +126,14 @@ function drawingHooks(view, flush, screen) {
   return {
     nodeStyle: (/** @type {unknown} */ id) => {
       flush();
-      return view.nodeStyle(String(id));
+      return view.filters.nodeStyle(String(id));
     },
     positions() {
       flush();
       /** @type {Record<string, {x: number, y: number} | null>} */
       const out = {};
       view.graph.forEachNode((k) => {
-        if (!view.isHiddenNode(k)) out[k] = screen(k);
+        if (!view.filters.isHiddenNode(k)) out[k] = screen(k);
       });
       return out;
     },
@@ -178,7 +178,7 @@ function countHooks(view, flush) {
       let n = 0;
       if (!view.graph) return 0; // the base graph is still being read
       view.graph.forEachNode((k) => {
-        if (!view.isHiddenNode(k)) n++;
+        if (!view.filters.isHiddenNode(k)) n++;
       });
       return n;
     },
@@ -186,7 +186,7 @@ function countHooks(view, flush) {
       let n = 0;
       if (!view.graph) return 0;
       view.graph.forEachEdge((k, a, s, t) => {
-        if (!view.isHiddenNode(s) && !view.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
+        if (!view.filters.isHiddenNode(s) && !view.filters.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
       });
       return n;
     },
@@ -198,7 +198,7 @@ function countHooks(view, flush) {
       if (!width || !height) return 0;
       let n = 0;
       view.graph.forEachNode((k) => {
-        if (view.isHiddenNode(k)) return;
+        if (view.filters.isHiddenNode(k)) return;
         const d = r.getNodeDisplayData(k);
         if (!d) return;
         const p = r.framedGraphToViewport({ x: d.x, y: d.y });

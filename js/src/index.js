@@ -3,7 +3,6 @@ import { CanvasView } from "./view.js";
 import { RendererMethods } from "./renderer.js";
 import { ActionMethods } from "./actions.js";
 import { DeltaMethods } from "./delta.js";
-import { FilterMethods } from "./filter.js";
 import { LayoutMethods } from "./layouts/index.js";
 
 export { prefetch } from "./read.js";
@@ -13,7 +12,7 @@ export { prefetch } from "./read.js";
 /**
  * The view as its methods see it: its state (state.js) and the methods of its parts, each part a class of methods
  * over that state (composed below).
- * @typedef {CanvasView & RendererMethods & ActionMethods & DeltaMethods & FilterMethods & LayoutMethods} View
+ * @typedef {CanvasView & RendererMethods & ActionMethods & DeltaMethods & LayoutMethods} View
  */
 
 // The view's methods live in parts: renderer.js (the sigma renderer, the first frame), style.js (display attributes
@@ -21,7 +20,7 @@ export { prefetch } from "./read.js";
 // actions.js (selection, panel, toolbar), delta.js (the kernel's messages), filter.js (encodings, filters, the
 // legend), snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons) and layouts/index.js
 // (layouts on a live canvas).
-for (const part of [RendererMethods, ActionMethods, DeltaMethods, FilterMethods, LayoutMethods]) {
+for (const part of [RendererMethods, ActionMethods, DeltaMethods, LayoutMethods]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") Object.defineProperty(CanvasView.prototype, name, /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(part.prototype, name)));
   }

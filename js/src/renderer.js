@@ -184,7 +184,7 @@ export class RendererMethods extends ViewState {
 
     r.on("clickNode", ({ node, event }) => {
       // on a dense canvas sigma's pick can be a neighbour drawn on top: take the nearest centre
-      if (event && Number.isFinite(event.x)) node = this.nearestNode(event.x, event.y) || node;
+      if (event && Number.isFinite(event.x)) node = this.filters.nearestNode(event.x, event.y) || node;
       const add = event && event.original && (event.original.shiftKey || event.original.metaKey || event.original.ctrlKey);
       if (add) {
         const next = new Set(this.selected);

@@ -150,7 +150,7 @@ export class Styles {
       if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
     }
-    if (this.view.filt && this.view.typeHidden(d)) a.hidden = true;
+    if (this.view.filt && this.view.filters.typeHidden(d)) a.hidden = true;
     else delete a.hidden;
     return a;
   }

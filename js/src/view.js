@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Filters } from "./filter.js";
 import { Styles } from "./style.js";
 import { Captions } from "./captions.js";
 import { Drill } from "./drill.js";
@@ -61,6 +62,7 @@ export class CanvasView extends ViewState {
     this.drill = new Drill(view);
     this.captions = new Captions(view);
     this.styles = new Styles(view);
+    this.filters = new Filters(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -145,7 +147,7 @@ export class CanvasView extends ViewState {
     this.forget(); // nothing selected, hidden or undoable: a new drawing
     this.theme = readTheme(this.root);
     this.styles.updateLabelColors();
-    this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
+    this.filters.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
     this.enc = null;
     this.layoutPromise = null;
 
@@ -166,9 +168,9 @@ export class CanvasView extends ViewState {
       this.fitSizes(null); // no room per node kept from a computed layout drawn before
       startPositions(graph);
     }
-    const enc = this.encode();
+    const enc = this.filters.encode();
     this.styles.countHighlights();
-    if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
+    if (this.pendingFilter) this.filters.applyFilterOp(this.pendingFilter);
     else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.styles.restyleAll();
     m.positions = performance.now();
 
@@ -200,7 +202,7 @@ export class CanvasView extends ViewState {
   /** @this {View} */
   showState() {
     this.ui.setNotes(this.payload.notes.concat(this.layoutNote ? [this.layoutNote] : []));
-    this.updateLegend();
+    this.filters.updateLegend();
     this.updateCount();
     this.ui.setStatus("", "info");
     this.ui.showInfo(null);
@@ -247,8 +249,8 @@ export class CanvasView extends ViewState {
     this.theme = next;
     this.styles.updateLabelColors();
     if (this.graph && this.enc) {
-      this.encode(); // the sequential scale depends on the background
-      this.updateLegend();
+      this.filters.encode(); // the sequential scale depends on the background
+      this.filters.updateLegend();
     }
     if (!this.renderer) return;
     const s = this.styles.sigmaSettings();
