@@ -72,7 +72,7 @@ export class DeltaMethods extends ViewState {
     this.syncAsked = -1;
     if (msg.undoable) {
       this.undo.push({ t: "py", revision: r });
-      this.updateButtons();
+      this.actions.updateButtons();
     }
   }
 
@@ -111,19 +111,19 @@ export class DeltaMethods extends ViewState {
       if (enc.color.of || enc.size.of || f.labels.size || f.types.size || f.cats.size || f.nodes.size) this.filters.refresh();
       else {
         this.filters.updateLegend();
-        this.updateCount();
+        this.actions.updateCount();
       }
       if (added.length && this.layoutName() !== "force") this.setLayout(this.layoutSpec);
     }
     // the panel shows the degree and properties as they are now
     const last = [...this.selected].pop();
-    if (last !== undefined && this.graph.hasNode(last)) this.showNode(last);
+    if (last !== undefined && this.graph.hasNode(last)) this.actions.showNode(last);
     // style / filter / layout ops repaint through graph events (no full re-index)
     const viewOnly = ops.length && ops.every((op) => op && ["style", "filter", "layout"].includes(op.op));
     if (this.renderer && !viewOnly) this.renderer.refresh();
     if (this.fitAfter) {
       this.fitAfter = false;
-      this.fit();
+      this.actions.fit();
     } else if (!viewOnly) this.keepInView(); // style and filter ops move nothing (a layout op fits itself)
   }
 
@@ -274,7 +274,7 @@ export class DeltaMethods extends ViewState {
       }
     }
     const sel = [...this.selected].filter((k) => g.hasNode(k));
-    if (sel.length !== this.selected.size) this.setSelection(sel, true);
+    if (sel.length !== this.selected.size) this.actions.setSelection(sel, true);
     if (this.selectedEdge && !g.hasEdge(this.selectedEdge)) {
       this.selectedEdge = null;
       this.ui.showInfo(null);
@@ -316,6 +316,6 @@ export class DeltaMethods extends ViewState {
   /** @this {View} */
   keepInView() {
     if (!this.renderer) return;
-    if (this.hooks.nodesInView() < this.hooks.nodesDrawn()) this.fit();
+    if (this.hooks.nodesInView() < this.hooks.nodesDrawn()) this.actions.fit();
   }
 }

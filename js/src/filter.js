@@ -95,7 +95,7 @@ export class Filters {
     }
     this.view.filtered = out;
     const sel = [...this.view.selected].filter((k) => !out.has(k));
-    if (sel.length !== this.view.selected.size) this.view.setSelection(sel, true);
+    if (sel.length !== this.view.selected.size) this.view.actions.setSelection(sel, true);
   }
 
   /**
@@ -148,7 +148,7 @@ export class Filters {
       });
     }
     this.updateLegend();
-    this.view.updateCount();
+    this.view.actions.updateCount();
   }
 
   /**

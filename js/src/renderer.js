@@ -190,8 +190,8 @@ export class RendererMethods extends ViewState {
         const next = new Set(this.selected);
         if (next.has(node)) next.delete(node);
         else next.add(node);
-        this.setSelection([...next], true);
-      } else this.setSelection([node], true);
+        this.actions.setSelection([...next], true);
+      } else this.actions.setSelection([node], true);
       this.send({ kind: "click", id: node });
     });
     r.on("doubleClickNode", (e) => {
@@ -205,7 +205,7 @@ export class RendererMethods extends ViewState {
       const prev = this.selectedEdge;
       this.selectedEdge = edge;
       this.styles.restyleEdges(/** @type {string[]} */ ([prev, edge].filter(Boolean)));
-      this.showEdge(edge);
+      this.actions.showEdge(edge);
     };
     r.on("clickStage", ({ event }) => {
       // thin edges are easy to miss (sigma picks on a downsized buffer): look around the click
@@ -215,13 +215,13 @@ export class RendererMethods extends ViewState {
           if (e) return clickEdge(e);
         }
       }
-      if (this.selected.size || this.selectedEdge) this.setSelection([], true);
+      if (this.selected.size || this.selectedEdge) this.actions.setSelection([], true);
     });
     r.on("clickEdge", ({ edge }) => clickEdge(edge));
     r.on("enterNode", ({ node, event }) => {
       const a = this.nd.get(node);
       const lines = [a.c];
-      const labs = this.nodeLabels(a);
+      const labs = this.actions.nodeLabels(a);
       if (labs.length) lines.push(labs.join(", "));
       this.ui.showTip(event.x, event.y, lines, this.tipAvoid(node));
     });
@@ -230,7 +230,7 @@ export class RendererMethods extends ViewState {
       const a = this.ed.get(edge);
       const [s, t] = this.graph.extremities(edge);
       const type = a.y >= 0 && this.types[a.y] !== undefined ? String(this.types[a.y]) : "(no type)";
-      const head = a.w ? this.countsByType(a) : [type]; // a super-edge: its relationships, counted by type
+      const head = a.w ? this.actions.countsByType(a) : [type]; // a super-edge: its relationships, counted by type
       this.ui.showTip(event.x, event.y, [...head, clip(this.nd.get(s).c, 60) + " → " + clip(this.nd.get(t).c, 60)]);
     });
     r.on("leaveEdge", () => this.ui.hideTip());

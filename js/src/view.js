@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Actions } from "./actions.js";
 import { Filters } from "./filter.js";
 import { Styles } from "./style.js";
 import { Captions } from "./captions.js";
@@ -63,6 +64,7 @@ export class CanvasView extends ViewState {
     this.captions = new Captions(view);
     this.styles = new Styles(view);
     this.filters = new Filters(view);
+    this.actions = new Actions(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -70,13 +72,13 @@ export class CanvasView extends ViewState {
     el.appendChild(root);
     this.root = root;
     this.ui = buildUI(root, {
-      fit: () => view.fit(),
-      hide: () => view.hideSelected(),
-      pin: () => view.pinSelected(),
-      undo: () => view.undoLast(),
-      collapse: () => view.collapseSelected(),
-      search: (q) => view.search(q),
-      pick: (key) => view.pick(key),
+      fit: () => view.actions.fit(),
+      hide: () => view.actions.hideSelected(),
+      pin: () => view.actions.pinSelected(),
+      undo: () => view.actions.undoLast(),
+      collapse: () => view.actions.collapseSelected(),
+      search: (q) => view.actions.search(q),
+      pick: (key) => view.actions.pick(key),
     });
     // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
     root.addEventListener("focusin", (e) => (this.focused = /** @type {HTMLElement} */ (e.target)));
@@ -183,7 +185,7 @@ export class CanvasView extends ViewState {
     this.waitFirstFrame();
 
     const want = this.model.get("selected");
-    if (Array.isArray(want) && want.length) this.setSelection(want, false);
+    if (Array.isArray(want) && want.length) this.actions.setSelection(want, false);
     const rev = this.model.get("revision");
     if (typeof rev === "number" && rev > 0) this.askSync();
   }
@@ -203,10 +205,10 @@ export class CanvasView extends ViewState {
   showState() {
     this.ui.setNotes(this.payload.notes.concat(this.layoutNote ? [this.layoutNote] : []));
     this.filters.updateLegend();
-    this.updateCount();
+    this.actions.updateCount();
     this.ui.setStatus("", "info");
     this.ui.showInfo(null);
-    this.updateButtons();
+    this.actions.updateButtons();
   }
 
 
@@ -239,7 +241,7 @@ export class CanvasView extends ViewState {
   /** @this {View} */
   applySettings() {
     // settings.caption is applied by Python (it builds captions); nothing to redraw here.
-    this.updateButtons();
+    this.actions.updateButtons();
   }
 
   /** @this {View} */
@@ -312,7 +314,7 @@ function listenToModel(view) {
   };
   listen("change:graph", () => view.load());
   listen("change:graph_gz", () => view.load());
-  listen("change:selected", () => view.selectFromModel());
+  listen("change:selected", () => view.actions.selectFromModel());
   listen("change:height", () => view.applyHeight());
   listen("change:settings", () => view.applySettings());
   listen("msg:custom", (msg) => view.onMessage(msg));

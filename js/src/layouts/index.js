@@ -208,7 +208,7 @@ export class LayoutMethods extends ViewState {
     const done = () => {
       if (token !== this.layoutToken) return;
       if (this.renderer) this.renderer.refresh();
-      this.fit();
+      this.actions.fit();
       if (spec.name === "force") this.startLayout();
       else setTimeout(() => token === this.layoutToken && this.layoutSettled(), 320); // after the camera's refit
     };
