@@ -146,7 +146,7 @@ export class RendererMethods extends ViewState {
     if (this.layoutName() !== "force" || this.asShown) {
       // a computed layout (layouts/index.js), or the positions a page showed, are placed already: nothing moves
       this.times.settled = performance.now();
-      this.keepInView();
+      this.deltas.keepInView();
       this.resolveSettled();
       this.layoutSettled();
       return;
@@ -168,7 +168,7 @@ export class RendererMethods extends ViewState {
         this.times.settled = performance.now();
         this.times.iterations = this.layout ? this.layout.iterationsDone : 0;
         this.renderer && this.renderer.refresh();
-        this.keepInView();
+        this.deltas.keepInView();
         this.resolveSettled();
         this.layoutSettled();
       },

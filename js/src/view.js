@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Deltas } from "./delta.js";
 import { Actions } from "./actions.js";
 import { Filters } from "./filter.js";
 import { Styles } from "./style.js";
@@ -65,6 +66,7 @@ export class CanvasView extends ViewState {
     this.styles = new Styles(view);
     this.filters = new Filters(view);
     this.actions = new Actions(view);
+    this.deltas = new Deltas(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -187,7 +189,7 @@ export class CanvasView extends ViewState {
     const want = this.model.get("selected");
     if (Array.isArray(want) && want.length) this.actions.setSelection(want, false);
     const rev = this.model.get("revision");
-    if (typeof rev === "number" && rev > 0) this.askSync();
+    if (typeof rev === "number" && rev > 0) this.deltas.askSync();
   }
   // The interaction state of a drawing, as a new one starts it.
   /** @this {View} */
@@ -317,7 +319,7 @@ function listenToModel(view) {
   listen("change:selected", () => view.actions.selectFromModel());
   listen("change:height", () => view.applyHeight());
   listen("change:settings", () => view.applySettings());
-  listen("msg:custom", (msg) => view.onMessage(msg));
+  listen("msg:custom", (msg) => view.deltas.onMessage(msg));
   listen("change:revision", () => {
     // a delta message may still be on its way: ask for a sync only if we stay behind, and again every few seconds
     // while we do (an answer lost on a busy machine is asked for again, never waited for forever)
@@ -325,7 +327,7 @@ function listenToModel(view) {
     const check = (/** @type {boolean} */ again) => {
       const r = view.model.get("revision");
       if (typeof r !== "number" || r <= view.revision || view.instanceId === -1) return;
-      if (view.renderer) view.askSync(again);
+      if (view.renderer) view.deltas.askSync(again);
       view.revTimer = setTimeout(() => check(true), 3000);
     };
     view.revTimer = setTimeout(() => check(false), 1500);
