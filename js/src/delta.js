@@ -42,7 +42,7 @@ export const APPLY = {
     view.filters.applyFilterOp(op);
   },
   layout(view, op) {
-    view.setLayout({ name: String(op.name), options: op.options && typeof op.options === "object" ? op.options : {} });
+    view.layouts.setLayout({ name: String(op.name), options: op.options && typeof op.options === "object" ? op.options : {} });
   },
 };
 
@@ -114,7 +114,7 @@ export class Deltas {
         this.view.filters.updateLegend();
         this.view.actions.updateCount();
       }
-      if (added.length && this.view.layoutName() !== "force") this.view.setLayout(this.view.layoutSpec);
+      if (added.length && this.view.layouts.layoutName() !== "force") this.view.layouts.setLayout(this.view.layoutSpec);
     }
     // the panel shows the degree and properties as they are now
     const last = [...this.view.selected].pop();

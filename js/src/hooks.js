@@ -137,7 +137,7 @@ function drawingHooks(view, flush, screen) {
       });
       return out;
     },
-    layoutName: () => view.layoutName(),
+    layoutName: () => view.layouts.layoutName(),
     // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
     elements() {
       /** @type {Record<string, object>} */

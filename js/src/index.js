@@ -1,7 +1,6 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
 import { CanvasView } from "./view.js";
 import { RendererMethods } from "./renderer.js";
-import { LayoutMethods } from "./layouts/index.js";
 
 export { prefetch } from "./read.js";
 
@@ -10,7 +9,7 @@ export { prefetch } from "./read.js";
 /**
  * The view as its methods see it: its state (state.js) and the methods of its parts, each part a class of methods
  * over that state (composed below).
- * @typedef {CanvasView & RendererMethods & LayoutMethods} View
+ * @typedef {CanvasView & RendererMethods} View
  */
 
 // The view's methods live in parts: renderer.js (the sigma renderer, the first frame), style.js (display attributes
@@ -18,7 +17,7 @@ export { prefetch } from "./read.js";
 // actions.js (selection, panel, toolbar), delta.js (the kernel's messages), filter.js (encodings, filters, the
 // legend), snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons) and layouts/index.js
 // (layouts on a live canvas).
-for (const part of [RendererMethods, LayoutMethods]) {
+for (const part of [RendererMethods]) {
   for (const name of Object.getOwnPropertyNames(part.prototype)) {
     if (name !== "constructor") Object.defineProperty(CanvasView.prototype, name, /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(part.prototype, name)));
   }

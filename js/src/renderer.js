@@ -138,17 +138,17 @@ export class RendererMethods extends ViewState {
     // big components unfold from pivot-MDS positions, computed after the first frame (which
     // shows the quick spiral) so the first frame costs what it did; FA2 refines from there
     let unfolded = false;
-    if (this.layoutName() === "force" && this.unfoldedFor !== id && !this.asShown) {
+    if (this.layouts.layoutName() === "force" && this.unfoldedFor !== id && !this.asShown) {
       this.unfoldedFor = id;
       unfolded = startPositions(this.graph, { mds: true });
       if (unfolded && this.renderer) this.renderer.refresh();
     }
-    if (this.layoutName() !== "force" || this.asShown) {
+    if (this.layouts.layoutName() !== "force" || this.asShown) {
       // a computed layout (layouts/index.js), or the positions a page showed, are placed already: nothing moves
       this.times.settled = performance.now();
       this.deltas.keepInView();
       this.resolveSettled();
-      this.layoutSettled();
+      this.layouts.layoutSettled();
       return;
     }
     this.layout = new Layout(this.graph, {
@@ -170,7 +170,7 @@ export class RendererMethods extends ViewState {
         this.renderer && this.renderer.refresh();
         this.deltas.keepInView();
         this.resolveSettled();
-        this.layoutSettled();
+        this.layouts.layoutSettled();
       },
     });
     // from an unfolded start FA2 only refines: a shorter time cap for big graphs

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Layouts } from "./layouts/index.js";
 import { Deltas } from "./delta.js";
 import { Actions } from "./actions.js";
 import { Filters } from "./filter.js";
@@ -67,6 +68,7 @@ export class CanvasView extends ViewState {
     this.filters = new Filters(view);
     this.actions = new Actions(view);
     this.deltas = new Deltas(view);
+    this.layouts = new Layouts(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -167,9 +169,9 @@ export class CanvasView extends ViewState {
     m.graph = performance.now();
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
-    else if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
+    else if (this.layouts.layoutName() !== "force") this.layouts.placeComputed(); // a computed layout needs no start positions
     else {
-      this.fitSizes(null); // no room per node kept from a computed layout drawn before
+      this.layouts.fitSizes(null); // no room per node kept from a computed layout drawn before
       startPositions(graph);
     }
     const enc = this.filters.encode();
@@ -268,7 +270,7 @@ export class CanvasView extends ViewState {
     if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
     this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
     if (!this.renderer) return;
-    if (this.layoutSpacing) this.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
+    if (this.layoutSpacing) this.layouts.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
     if (this.pendingFirstFrame) {
       this.firstFrameGo();
       return;
