@@ -171,7 +171,7 @@ export class Deltas {
     if (before === 0 && res.nodes.length > 1 && this.view.renderer) {
       // an empty drawing (a live view's first rows): no old node to keep, so lay it all out and pack it
       if (this.view.layout) this.view.layout.stop();
-      this.view.startLayout();
+      this.view.rendering.startLayout();
       return res.nodes;
     }
     const loose = res.nodes.filter((key) => g.degree(key) === 0);

@@ -42,7 +42,7 @@ export function makeHooks(view) {
   // Graph updates reach sigma's caches before the scheduled frame processes
   // them; render now so that hooks see what the next frame shows.
   const flush = () => {
-    if (view.suspended) view.resume(); // asked about it: draw it again
+    if (view.suspended) view.rendering.resume(); // asked about it: draw it again
     const r = view.renderer;
     if (r && internals(r).needToProcess) internals(r).render();
   };
@@ -57,7 +57,7 @@ export function makeHooks(view) {
   };
   return {
     get ready() {
-      if (view.suspended) view.resume();
+      if (view.suspended) view.rendering.resume();
       return view.readyPromise;
     },
     get settled() {

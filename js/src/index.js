@@ -1,6 +1,5 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
 import { CanvasView } from "./view.js";
-import { RendererMethods } from "./renderer.js";
 
 export { prefetch } from "./read.js";
 
@@ -9,7 +8,7 @@ export { prefetch } from "./read.js";
 /**
  * The view as its methods see it: its state (state.js) and the methods of its parts, each part a class of methods
  * over that state (composed below).
- * @typedef {CanvasView & RendererMethods} View
+ * @typedef {CanvasView} View
  */
 
 // The view's methods live in parts: renderer.js (the sigma renderer, the first frame), style.js (display attributes

@@ -10,6 +10,7 @@ import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
 import { nextSeen } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Rendering } from "./renderer.js";
 import { Layouts } from "./layouts/index.js";
 import { Deltas } from "./delta.js";
 import { Actions } from "./actions.js";
@@ -69,6 +70,7 @@ export class CanvasView extends ViewState {
     this.actions = new Actions(view);
     this.deltas = new Deltas(view);
     this.layouts = new Layouts(view);
+    this.rendering = new Rendering(view);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -184,9 +186,9 @@ export class CanvasView extends ViewState {
     this.instanceId = ++instances;
     this.camState = null;
     m.ui = performance.now();
-    this.makeRenderer();
+    this.rendering.makeRenderer();
     m.sigma = performance.now();
-    this.waitFirstFrame();
+    this.rendering.waitFirstFrame();
 
     const want = this.model.get("selected");
     if (Array.isArray(want) && want.length) this.actions.setSelection(want, false);
@@ -292,7 +294,7 @@ export class CanvasView extends ViewState {
     clearTimeout(this.reportTimer);
     if (this.layout) this.layout.stop();
     this.layout = null;
-    this.dropRenderer();
+    this.rendering.dropRenderer();
     this.suspended = false;
     this.ui.hideTip();
   }
@@ -349,7 +351,7 @@ function watchPage(view) {
           view.visible = e.isIntersecting;
           if (view.visible) {
             view.seen = nextSeen();
-            view.resume();
+            view.rendering.resume();
           }
         }
       },

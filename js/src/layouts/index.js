@@ -206,7 +206,7 @@ export class Layouts {
       if (token !== this.view.layoutToken) return;
       if (this.view.renderer) this.view.renderer.refresh();
       this.view.actions.fit();
-      if (spec.name === "force") this.view.startLayout();
+      if (spec.name === "force") this.view.rendering.startLayout();
       else setTimeout(() => token === this.view.layoutToken && this.layoutSettled(), 320); // after the camera's refit
     };
     const write = (/** @type {number} */ t) => {
