@@ -1,7 +1,7 @@
 // Selection, the side panel, search and the toolbar's actions.
 import { clip } from "./ui.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 /** @param {unknown} v */
 function fmtValue(v) {

@@ -4,7 +4,7 @@
 import { LIMITS } from "./style.js";
 import { SpotGrid } from "./spotgrid.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./ui.js").Rect} Rect */
 /** @typedef {import("sigma/settings").Settings} SigmaAll  sigma's settings, all of them (as its drawing functions get them) */
 /** @typedef {{x: number, y: number, size: number, label?: string | null, key?: unknown, forceLabel?: boolean}} LabelData  a node as a caption is drawn for it (viewport px) */

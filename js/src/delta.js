@@ -3,7 +3,7 @@ import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 
 /** @typedef {import("./protocol.js").Op} Op */

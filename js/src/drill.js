@@ -1,7 +1,7 @@
 // An overview's group opened in place (a drill) and folded back (Collapse, Undo), keeping the map.
 import { MEMBER_SIZE } from "./encode.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {{x: number, y: number}} Point */
 /** @typedef {{home: Point, moves: Map<string, [number, number]>, disc?: {x: number, y: number, r: number}}} Open  a group open on the canvas: its super-node's spot, what its drills pushed (graph units), its last disc */
 /** @typedef {{k: string, x: number, y: number, rad: number, d: number}} Other  another node, on screen: its distance from the disc's centre */

@@ -2,7 +2,7 @@
 // self-loops (sigma draws none): a small ring at the node's upper right.
 import { internals } from "./spare.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./captions.js").LabelData} LabelData */
 /** @typedef {import("./captions.js").EdgeLabelData} EdgeLabelData */
 /** @typedef {import("sigma/settings").Settings} SigmaAll */

@@ -5,7 +5,7 @@ import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
 import { internals } from "./spare.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SVG_CAPTIONS = 400; // captions written into the SVG up to this many nodes

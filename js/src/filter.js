@@ -4,7 +4,7 @@ import { encodeColor, encodeSize } from "./encode.js";
 import { renderLegend } from "./legend.js";
 import { LAYOUTS } from "./layouts/index.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {{color?: import("./protocol.js").ColorSpec, size?: import("./protocol.js").SizeSpec, caption?: string}} StyleSpec  the encodings in force */
 /** @typedef {import("./layouts/index.js").LayoutSpec} LayoutSpec */
 /**

@@ -2,7 +2,7 @@
 
 import { internals } from "./spare.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /**
  * @typedef {object} Hooks  element.gestaltCanvas: what browser tests may ask the page (docs/protocol.md)
  * @property {Promise<void>} ready  the first frame is drawn

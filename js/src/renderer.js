@@ -6,7 +6,7 @@ import { Layout } from "./force.js";
 import { clip } from "./ui.js";
 import { killRenderer, takeSpare, spareSoon, hasSpare, dropSpare, internals } from "./spare.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./spare.js").Renderer} Renderer */
 
 // Each sigma instance holds 3 WebGL contexts and Chromium keeps at most 16 per
@@ -26,7 +26,7 @@ function makeRoom(keep) {
   if (live.size < MAX_LIVE) return;
   // out of sight first, then the least recently seen
   const order = [...live].filter((v) => v !== keep).sort((a, b) => Number(a.visible) - Number(b.visible) || a.seen - b.seen);
-  while (live.size >= MAX_LIVE && order.length) /** @type {View} */ (order.shift()).suspend();
+  while (live.size >= MAX_LIVE && order.length) /** @type {View} */ (order.shift()).rendering.suspend();
 }
 
 /** A tick of the clock that orders views by when they were last in sight. */

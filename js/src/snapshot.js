@@ -4,7 +4,7 @@
 // from the last report. Positions are CSS px in the drawing's frame (as screenPosition), rounded.
 import { parseColor, toHex } from "./theme.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 const REPORT_DELAY = 450; // ms after the last frame
 const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;

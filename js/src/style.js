@@ -4,7 +4,7 @@ import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
 import { parseColor, toHex, mix } from "./theme.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./payload.js").Attrs} Attrs */
 
 // bigger arrow heads than sigma's default, so direction reads at small sizes

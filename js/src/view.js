@@ -1,6 +1,8 @@
-// The view: its state, how it builds a drawing from a payload, and how it follows the model and the page. Its other
-// methods live in parts (index.js composes them): renderer.js, style.js, captions.js, edgelabels.js, actions.js,
-// delta.js, filter.js, snapshot.js, export.js, layouts/index.js.
+// The view: its state (state.js), how it builds a drawing from a payload, and how it follows the model and the page.
+// The rest is done by its parts, each an object it holds in a field and each holding the view (their state and one
+// another's): view.rendering (renderer.js), .styles (style.js), .captions (captions.js), .edgeText (edgelabels.js),
+// .actions (actions.js), .deltas (delta.js), .drill (drill.js), .report (snapshot.js), .exporter (export.js),
+// .filters (filter.js) and .layouts (layouts/index.js).
 import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
 import { startPositions } from "./layout.js";
 import { buildUI } from "./ui.js";
@@ -8,25 +10,22 @@ import { readTheme } from "./theme.js";
 import { makeHooks } from "./hooks.js";
 import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
-import { nextSeen } from "./renderer.js";
+import { nextSeen, Rendering } from "./renderer.js";
 import { ViewState } from "./state.js";
-import { Rendering } from "./renderer.js";
-import { Layouts } from "./layouts/index.js";
-import { Deltas } from "./delta.js";
-import { Actions } from "./actions.js";
-import { Filters } from "./filter.js";
 import { Styles } from "./style.js";
 import { Captions } from "./captions.js";
-import { Drill } from "./drill.js";
 import { EdgeText } from "./edgelabels.js";
-import { Exporter } from "./export.js";
+import { Actions } from "./actions.js";
+import { Deltas } from "./delta.js";
+import { Drill } from "./drill.js";
 import { Report } from "./snapshot.js";
+import { Exporter } from "./export.js";
+import { Filters } from "./filter.js";
+import { Layouts } from "./layouts/index.js";
 
 /** @typedef {import("./state.js").Model} Model */
 /** @typedef {import("./state.js").HostElement} HostElement */
 /** @typedef {import("./state.js").ViewFields} ViewFields */
-
-/** @typedef {import("./index.js").View} View */
 
 let instances = 0;
 
@@ -37,7 +36,6 @@ export class CanvasView extends ViewState {
    */
   constructor(model, el) {
     super();
-    const view = /** @type {View} */ (/** @type {unknown} */ (this)); // the parts' methods are composed onto the prototype below
     this.model = model;
     this.el = el;
     this.instanceId = 0;
@@ -60,52 +58,37 @@ export class CanvasView extends ViewState {
     /** @type {ViewFields["disposers"]} */
     this.disposers = [];
     this.generation = 0;
-    this.report = new Report(view);
-    this.exporter = new Exporter(view);
-    this.edgeText = new EdgeText(view);
-    this.drill = new Drill(view);
-    this.captions = new Captions(view);
-    this.styles = new Styles(view);
-    this.filters = new Filters(view);
-    this.actions = new Actions(view);
-    this.deltas = new Deltas(view);
-    this.layouts = new Layouts(view);
-    this.rendering = new Rendering(view);
+    // the parts: each reads and sets the view's state, and calls the others through these fields
+    this.rendering = new Rendering(this);
+    this.styles = new Styles(this);
+    this.captions = new Captions(this);
+    this.edgeText = new EdgeText(this);
+    this.actions = new Actions(this);
+    this.deltas = new Deltas(this);
+    this.drill = new Drill(this);
+    this.report = new Report(this);
+    this.exporter = new Exporter(this);
+    this.filters = new Filters(this);
+    this.layouts = new Layouts(this);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
     root.setAttribute("data-gestalt-canvas", "");
     el.appendChild(root);
     this.root = root;
-    this.ui = buildUI(root, {
-      fit: () => view.actions.fit(),
-      hide: () => view.actions.hideSelected(),
-      pin: () => view.actions.pinSelected(),
-      undo: () => view.actions.undoLast(),
-      collapse: () => view.actions.collapseSelected(),
-      search: (q) => view.actions.search(q),
-      pick: (key) => view.actions.pick(key),
-    });
-    // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
-    root.addEventListener("focusin", (e) => (this.focused = /** @type {HTMLElement} */ (e.target)));
-    root.addEventListener("focusout", () =>
-      setTimeout(() => {
-        if (this.root.isConnected && !this.root.contains(document.activeElement)) this.focused = null;
-      }, 0)
-    );
-    this.hooks = makeHooks(view);
+    this.ui = buildUI(root, buttons(this.actions));
+    this.hooks = makeHooks(this);
     root.gestaltCanvas = this.hooks;
     el.gestaltCanvas = this.hooks;
-    view.exporter.addOutButtons(); // export.js: PNG, SVG, Path
+    this.exporter.addOutButtons(); // export.js: PNG, SVG, Path
     this.theme = readTheme(root);
 
-    listenToModel(view);
-    watchPage(view);
-    view.applyHeight();
-    view.load();
+    listenToModel(this);
+    watchPage(this);
+    this.applyHeight();
+    this.load();
   }
 
-  /** @this {View} */
   newPromises() {
     this.readyPromise = new Promise((r) => (this.resolveReady = r));
     this.settledPromise = new Promise((r) => (this.resolveSettled = r));
@@ -113,7 +96,6 @@ export class CanvasView extends ViewState {
 
   // The base graph arrives gzip-compressed in `graph_gz` (bytes; small in saved notebooks) or as
   // plain JSON in `graph`; decompressing is asynchronous, so hooks wait on promises made up front.
-  /** @this {View} */
   async load() {
     const token = (this.loadToken = (this.loadToken || 0) + 1);
     if (!this.pendingPromises) {
@@ -135,7 +117,6 @@ export class CanvasView extends ViewState {
     this.build();
   }
 
-  /** @this {View} */
   build() {
     this.teardown();
     const t0 = performance.now();
@@ -196,7 +177,6 @@ export class CanvasView extends ViewState {
     if (typeof rev === "number" && rev > 0) this.deltas.askSync();
   }
   // The interaction state of a drawing, as a new one starts it.
-  /** @this {View} */
   forget() {
     this.revision = 0;
     this.syncAsked = -1;
@@ -207,7 +187,6 @@ export class CanvasView extends ViewState {
   }
 
   // The notes, legend, count, status line, panel and buttons, as the state now says.
-  /** @this {View} */
   showState() {
     this.ui.setNotes(this.payload.notes.concat(this.layoutNote ? [this.layoutNote] : []));
     this.filters.updateLegend();
@@ -219,7 +198,6 @@ export class CanvasView extends ViewState {
 
 
   /**
-   * @this {View}
    * @param {Record<string, unknown>} at
    */
   placeAsShown(at) {
@@ -236,7 +214,6 @@ export class CanvasView extends ViewState {
     this.asShown = true;
   }
 
-  /** @this {View} */
   applyHeight() {
     let hgt = Number(this.model.get("height"));
     if (!Number.isFinite(hgt) || hgt < 120) hgt = 480;
@@ -244,13 +221,11 @@ export class CanvasView extends ViewState {
     this.ui.panel.style.maxHeight = Math.min(hgt, 4000) + 60 + "px";
   }
 
-  /** @this {View} */
   applySettings() {
     // settings.caption is applied by Python (it builds captions); nothing to redraw here.
     this.actions.updateButtons();
   }
 
-  /** @this {View} */
   applyTheme() {
     const next = readTheme(this.root);
     if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
@@ -267,7 +242,6 @@ export class CanvasView extends ViewState {
     this.styles.restyleAll();
   }
 
-  /** @this {View} */
   onResize() {
     if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
     this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
@@ -282,14 +256,12 @@ export class CanvasView extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {import("./protocol.js").PageMessage} msg
    */
   send(msg) {
     sendToKernel(this.model, msg);
   }
 
-  /** @this {View} */
   teardown() {
     clearTimeout(this.reportTimer);
     if (this.layout) this.layout.stop();
@@ -299,7 +271,6 @@ export class CanvasView extends ViewState {
     this.ui.hideTip();
   }
 
-  /** @this {View} */
   destroy() {
     this.teardown();
     for (const d of this.disposers.splice(0)) d();
@@ -309,8 +280,25 @@ export class CanvasView extends ViewState {
   }
 }
 
+// What the toolbar's buttons, search box and search list do: the actions part's.
+/**
+ * @param {Actions} a
+ * @returns {import("./ui.js").UIActions}
+ */
+function buttons(a) {
+  return {
+    fit: () => a.fit(),
+    hide: () => a.hideSelected(),
+    pin: () => a.pinSelected(),
+    undo: () => a.undoLast(),
+    collapse: () => a.collapseSelected(),
+    search: (q) => a.search(q),
+    pick: (key) => a.pick(key),
+  };
+}
+
 // The model's changes and messages, each followed while the view lives (disposers undo them).
-/** @param {View} view */
+/** @param {CanvasView} view */
 function listenToModel(view) {
   const model = view.model;
   /** @type {(name: string, fn: (...args: any[]) => void) => void} */
@@ -339,10 +327,17 @@ function listenToModel(view) {
   view.disposers.push(() => clearTimeout(view.revTimer));
 }
 
-// The page around the view: in sight or not (renderers are suspended out of sight), resized, re-themed.
-/** @param {View} view */
+// The page around the view: in sight or not (renderers are suspended out of sight), resized, re-themed, focused.
+/** @param {CanvasView} view */
 function watchPage(view) {
   const root = view.root;
+  // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
+  root.addEventListener("focusin", (e) => (view.focused = /** @type {HTMLElement} */ (e.target)));
+  root.addEventListener("focusout", () =>
+    setTimeout(() => {
+      if (root.isConnected && !root.contains(document.activeElement)) view.focused = null;
+    }, 0)
+  );
   view.visible = typeof IntersectionObserver === "undefined"; // else told by the observer
   if (typeof IntersectionObserver !== "undefined") {
     const io = new IntersectionObserver(

@@ -5,7 +5,7 @@ import { layered } from "./layered.js";
 import { radial, circular, grid, positions } from "./simple.js";
 import { startPositions, SPACING } from "../layout.js";
 
-/** @typedef {import("../index.js").View} View */
+/** @typedef {import("../view.js").CanvasView} View */
 /** @typedef {{name: string, options?: Record<string, unknown>}} LayoutSpec  a layout and its options */
 
 export const LAYOUTS = ["force", "layered", "radial", "circular", "grid", "positions"];
