@@ -135,6 +135,7 @@ export class Captions {
    * @param {LabelData} d
    * @param {number} w
    * @returns {number}
+   * @private
    */
   labelX(ctx, d, w) {
     const right = d.x + d.size + 3;
@@ -162,6 +163,7 @@ export class Captions {
   // the relationships a caption should not cross: an overview's lines (super-edges, members' lines to groups) aside
   /**
    * @returns {number}
+   * @private
    */
   plainEdges() {
     const at = this.view.graph.size + ":" + this.view.ed.size;
@@ -221,6 +223,7 @@ export class Captions {
    * @param {number} [crossing]
    * @param {boolean} [overMembers]
    * @returns {number}
+   * @private
    */
   spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
@@ -246,6 +249,7 @@ export class Captions {
    * @param {number} h
    * @param {boolean} [group]
    * @returns {Spot | null}
+   * @private
    */
   placeLabel(ctx, d, text, h, group = false) {
     const sc = this.frameScene();
@@ -293,6 +297,7 @@ export class Captions {
    * @param {LabelData} d
    * @param {SigmaAll} s
    * @returns {(Spot & {rc: Rect}) | null}
+   * @private
    */
   fitInside(ctx, d, s) {
     const room = d.size * 1.7;
@@ -318,6 +323,7 @@ export class Captions {
    * @param {SigmaAll} s
    * @param {boolean} group
    * @returns {Spot | null}
+   * @private
    */
   placeCaption(ctx, d, s, group) {
     const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
@@ -333,6 +339,7 @@ export class Captions {
    * @param {CanvasRenderingContext2D} ctx
    * @param {SigmaAll} s
    * @returns {Map<unknown, Spot | null>}
+   * @private
    */
   groupSpots(ctx, s) {
     const sc = this.frameScene();

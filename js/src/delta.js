@@ -90,6 +90,7 @@ export class Deltas {
 
   /**
    * @param {import("./protocol.js").Delta} msg
+   * @private
    */
   applyDelta(msg) {
     if (this.view.layout && this.view.layout.running) this.view.layout.settleNow();
@@ -184,6 +185,7 @@ export class Deltas {
   /**
    * @param {string[]} keys
    * @param {number} step
+   * @private
    */
   placeLoose(keys, step) {
     const g = this.view.graph;
@@ -204,6 +206,7 @@ export class Deltas {
 
   /**
    * @returns {{x: number, y: number}}
+   * @private
    */
   graphCentre() {
     let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
@@ -219,6 +222,7 @@ export class Deltas {
 
   /**
    * @returns {number}
+   * @private
    */
   typicalEdgeLength() {
     const g = this.view.graph;

@@ -81,6 +81,7 @@ export class Drill {
 
   /**
    * @param {string} k
+   * @private
    */
   isGroup(k) {
     return this.view.nd.has(k) && !!this.view.nd.get(k).g;
@@ -88,6 +89,7 @@ export class Drill {
 
   /**
    * @param {string} k
+   * @private
    */
   groupSize(k) {
     return Number((this.view.nd.get(k).p || {}).nodes) || 1;
@@ -100,6 +102,7 @@ export class Drill {
    * @param {Point} c
    * @param {string[]} members
    * @param {boolean} centred  an "N more" sits at the centre
+   * @private
    */
   discFor(anchor, c, members, centred) {
     const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
@@ -130,6 +133,7 @@ export class Drill {
    * @param {ReturnType<Drill["discFor"]>} disc  (its outer and inner radius may shrink)
    * @param {{width: number, height: number}} dims
    * @returns {[number, number, Move[]]}
+   * @private
    */
   pushAside(anchor, ring, disc, dims) {
     const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
@@ -173,6 +177,7 @@ export class Drill {
    * @param {number} cx
    * @param {number} cy
    * @returns {Map<string, Point>}
+   * @private
    */
   ringTargets(members, disc, cx, cy) {
     const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
@@ -195,6 +200,7 @@ export class Drill {
    * @param {string} anchor
    * @param {Point} c
    * @param {number} step
+   * @private
    */
   placeDisc(members, centred, anchor, c, step) {
     const g = this.view.graph;
@@ -258,6 +264,7 @@ export class Drill {
   /**
    * @param {Map<string, Point>} targets
    * @param {() => void} [then]
+   * @private
    */
   glide(targets, then) {
     const g = this.view.graph;

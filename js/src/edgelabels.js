@@ -106,6 +106,7 @@ export class EdgeText {
   /**
    * @param {unknown} key
    * @returns {{k: number, n: number} | undefined}
+   * @private
    */
   pairSlot(key) {
     if (!this.view.slots || this.view.slotsFrame !== this.view.frameNo) {

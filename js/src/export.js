@@ -111,6 +111,7 @@ export class Exporter {
     this.view.outButtons.path.disabled = !(s.expandable && this.view.selected && this.view.selected.size === 2);
   }
 
+  /** @private */
   askPath() {
     const ids = [...this.view.selected];
     if (ids.length !== 2) return this.view.ui.setStatus("Select two nodes (click one, shift-click another) to draw the path between them.", "warning");
@@ -121,6 +122,7 @@ export class Exporter {
   // The drawing's layers (WebGL and 2D, in page order) onto one canvas of the drawing's size × devicePixelRatio.
   /**
    * @returns {HTMLCanvasElement | null}
+   * @private
    */
   pngCanvas() {
     const r = this.view.renderer;
@@ -139,12 +141,14 @@ export class Exporter {
     return out;
   }
 
+  /** @private */
   savePNG() {
     const out = this.pngCanvas();
     if (!out) return this.view.ui.setStatus("Nothing is drawn yet.", "warning");
     out.toBlob((blob) => blob && download(blob, "graph.png"), "image/png");
   }
 
+  /** @private */
   saveSVG() {
     const scene = sceneOf(this.view, true);
     if (!scene) return this.view.ui.setStatus("Nothing is drawn yet.", "warning");

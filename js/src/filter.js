@@ -59,6 +59,7 @@ export class Filters {
   /**
    * @param {import("./payload.js").NodeData} d
    * @returns {string}
+   * @private
    */
   labelName(d) {
     return d.l >= 0 && this.view.labels[d.l] ? String(this.view.labels[d.l].name) : "(no label)";
@@ -81,6 +82,7 @@ export class Filters {
     return !!f && (f.types.size > 0 || f.keepTypes !== null) && off(f.types, f.keepTypes, d.y >= 0 ? String(this.view.types[d.y]) : "(no type)");
   }
 
+  /** @private */
   refilter() {
     const f = this.view.filt;
     /** @type {Set<string>} */
@@ -112,6 +114,7 @@ export class Filters {
   /**
    * @param {string} kind
    * @param {any} name
+   * @private
    */
   toggleLegend(kind, name) {
     const f = this.view.filt;

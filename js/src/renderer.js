@@ -176,6 +176,7 @@ export class Rendering {
     this.view.layout.start();
   }
 
+  /** @private */
   bindEvents() {
     const r = /** @type {Renderer} */ (this.view.renderer); // made just before (makeRenderer)
 
@@ -237,6 +238,7 @@ export class Rendering {
   /**
    * @param {string} node
    * @returns {import("./ui.js").Rect[] | null}
+   * @private
    */
   tipAvoid(node) {
     const r = this.view.renderer;

@@ -113,6 +113,7 @@ export class Report {
     this.view.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
   }
 
+  /** @private */
   reportNow() {
     if (this.view.instanceId === -1 || !this.view.renderer || (this.view.layout && this.view.layout.running)) return;
     const scene = sceneOf(this.view, false);

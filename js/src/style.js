@@ -163,6 +163,7 @@ export class Styles {
    * @param {number} w  the relationships it stands for
    * @param {Attrs} a
    * @param {boolean} strong  selected or highlighted (styled as such already)
+   * @private
    */
   styleSuperEdge(key, w, a, strong) {
     if (this.memberLink(key)) {
@@ -184,6 +185,7 @@ export class Styles {
   /**
    * @param {string} key
    * @returns {boolean}
+   * @private
    */
   memberLink(key) {
     if (!this.view.graph.hasEdge(key)) return false;
@@ -194,6 +196,7 @@ export class Styles {
 
   /**
    * @returns {string}
+   * @private
    */
   faintEdge() {
     const fg = parseColor(this.view.theme.fg), bg = parseColor(this.view.theme.bg);
@@ -203,6 +206,7 @@ export class Styles {
   // log of the smallest and largest count of a super-edge between two groups (kept until the edges change)
   /**
    * @returns {[number, number]}
+   * @private
    */
   weightRange() {
     const at = this.view.graph.size + ":" + this.view.ed.size + ":" + this.view.graph.order;

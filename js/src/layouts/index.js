@@ -147,6 +147,7 @@ export class Layouts {
     return (this.view.layoutSpec && this.view.layoutSpec.name) || "force";
   }
 
+  /** @private */
   newLayoutPromise() {
     this.view.layoutPromise = new Promise((r) => (this.view.resolveLayout = r));
   }
