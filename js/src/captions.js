@@ -3,9 +3,8 @@
 // take theirs inside. And the caption drawn on hover.
 import { LIMITS } from "./style.js";
 import { SpotGrid } from "./spotgrid.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./ui.js").Rect} Rect */
 /** @typedef {import("sigma/settings").Settings} SigmaAll  sigma's settings, all of them (as its drawing functions get them) */
 /** @typedef {{x: number, y: number, size: number, label?: string | null, key?: unknown, forceLabel?: boolean}} LabelData  a node as a caption is drawn for it (viewport px) */
@@ -124,14 +123,19 @@ function segRect(g, rc) {
   return true;
 }
 
-export class CaptionMethods extends ViewState {
+export class Captions {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   // Label to the right of the node, or to its left where it would leave the canvas.
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {number} w
    * @returns {number}
+   * @private
    */
   labelX(ctx, d, w) {
     const right = d.x + d.size + 3;
@@ -145,45 +149,43 @@ export class CaptionMethods extends ViewState {
   // if every side is taken it is shortened to fit, or left out (hover and the
   // panel still show it). Relationship types then skip spots taken by captions.
   /**
-   * @this {View}
    * @returns {boolean}
    */
   placing() {
-    if (this.zoomGrow > 1 && this.renderer) {
+    if (this.view.zoomGrow > 1 && this.view.renderer) {
       // a layered drawing held below its nodes' own size: as many as are in view (fewer as you zoom in)
       const sc = this.frameScene();
       return sc.inView <= LIMITS.placedInView && sc.segs.length <= LIMITS.placedEdges;
     }
-    return this.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
+    return this.view.graph.order <= LIMITS.placedLabels && this.plainEdges() <= LIMITS.placedEdges;
   }
 
   // the relationships a caption should not cross: an overview's lines (super-edges, members' lines to groups) aside
   /**
-   * @this {View}
    * @returns {number}
+   * @private
    */
   plainEdges() {
-    const at = this.graph.size + ":" + this.ed.size;
-    if (this.plain && this.plain.at === at) return this.plain.n;
+    const at = this.view.graph.size + ":" + this.view.ed.size;
+    if (this.view.plain && this.view.plain.at === at) return this.view.plain.n;
     let n = 0;
-    if (this.graph.size > LIMITS.placedEdges) this.graph.forEachEdge((k) => void (!(this.ed.get(k) || {}).w && n++));
-    else n = this.graph.size;
-    this.plain = { at, n };
+    if (this.view.graph.size > LIMITS.placedEdges) this.view.graph.forEachEdge((k) => void (!(this.view.ed.get(k) || {}).w && n++));
+    else n = this.view.graph.size;
+    this.view.plain = { at, n };
     return n;
   }
 
   /**
-   * @this {View}
    * @returns {Scene}
    */
   frameScene() {
-    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer); // asked for only while drawing
-    if (this.scene && this.scene.frame === this.frameNo) return this.scene;
+    const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer); // asked for only while drawing
+    if (this.view.scene && this.view.scene.frame === this.view.frameNo) return this.view.scene;
     const { width, height } = r.getDimensions();
     /** @type {Scene["pos"]} */
     const pos = new Map();
     let inView = 0;
-    this.graph.forEachNode((k) => {
+    this.view.graph.forEachNode((k) => {
       const d = r.getNodeDisplayData(k);
       if (!d || d.hidden) return;
       const p = r.framedGraphToViewport(d);
@@ -192,36 +194,36 @@ export class CaptionMethods extends ViewState {
     });
     // a layered drawing: only what lies near the canvas can meet a caption in it, and with too many nodes in view
     // no caption is placed (placing): no relationship is looked at
-    const m = NEAR, cull = this.zoomGrow > 1;
+    const m = NEAR, cull = this.view.zoomGrow > 1;
     /** @param {number} x0 @param {number} y0 @param {number} x1 @param {number} y1 */
     const near = (x0, y0, x1, y1) => !cull || (Math.max(x0, x1) >= -m && Math.min(x0, x1) <= width + m && Math.max(y0, y1) >= -m && Math.min(y0, y1) <= height + m);
     /** @type {Scene["segs"]} */
     const segs = [];
     if (!cull || inView <= LIMITS.placedInView) {
-      this.graph.forEachEdge((e, a, s, t) => {
+      this.view.graph.forEachEdge((e, a, s, t) => {
         const p = pos.get(s), q = pos.get(t);
         // an overview's lines (super-edges, members' hairlines to groups) may lie under a caption
-        if (p && q && s !== t && !a.hidden && !(this.ed.get(e) || {}).w && near(p.x, p.y, q.x, q.y)) segs.push([p.x, p.y, q.x, q.y, s, t]);
+        if (p && q && s !== t && !a.hidden && !(this.view.ed.get(e) || {}).w && near(p.x, p.y, q.x, q.y)) segs.push([p.x, p.y, q.x, q.y, s, t]);
       });
     }
     if (cull) for (const [k, p] of pos) if (!near(p.x, p.y, p.x, p.y)) pos.delete(k);
     /** @type {Scene} */
-    const scene = { frame: this.frameNo, pos, segs, rects: [], width, height, inView, cull };
-    this.scene = scene;
-    this.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
+    const scene = { frame: this.view.frameNo, pos, segs, rects: [], width, height, inView, cull };
+    this.view.scene = scene;
+    this.view.spots = new Map(); // the captions of this frame only (a caption not drawn now has no spot)
     return scene;
   }
 
   // how bad a caption rectangle [x0, y0, x1, y1] of node `key` is (`overMembers`: a super-node's
   // caption may cover a drilled group's member dots, which are many and small, but no other disc)
   /**
-   * @this {View}
    * @param {Scene} sc
    * @param {unknown} key
    * @param {Rect} rc
    * @param {number} [crossing]
    * @param {boolean} [overMembers]
    * @returns {number}
+   * @private
    */
   spotCost(sc, key, rc, crossing = 10, overMembers = false) {
     let cost = 0;
@@ -232,7 +234,7 @@ export class CaptionMethods extends ViewState {
     if (cost >= out) return cost;
     const near = nearby(sc, rc);
     for (const [k, p] of near.nodes) {
-      if (k === key || (overMembers && !(this.nd.get(k) || {}).g)) continue;
+      if (k === key || (overMembers && !(this.view.nd.get(k) || {}).g)) continue;
       const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
       if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2 && (cost += 30) >= out) return cost;
     }
@@ -241,13 +243,13 @@ export class CaptionMethods extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {string} text
    * @param {number} h
    * @param {boolean} [group]
    * @returns {Spot | null}
+   * @private
    */
   placeLabel(ctx, d, text, h, group = false) {
     const sc = this.frameScene();
@@ -271,13 +273,13 @@ export class CaptionMethods extends ViewState {
         const rc = [x - 1, y, x + w + 1, y + h];
         // an overview's super-node: its caption may lie across the bands around it (they are few and wide)
         // a layered drawing's lines run everywhere once zoomed in: crossing them only makes a spot less good there
-        const cost = this.spotCost(sc, d.key, rc, group ? 0 : this.zoomGrow > 1 ? 1 : 10, group) + pref;
+        const cost = this.spotCost(sc, d.key, rc, group ? 0 : this.view.zoomGrow > 1 ? 1 : 10, group) + pref;
         if (!found || cost < found.cost) found = { cost, x, y, rc, w };
       }
       const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // four spots tried
       // crossing a relationship is tolerable, covering a node or a caption is not
       // (a layered drawing's caption is shortened once at most: zoomed in further it finds room whole)
-      const shorter = group ? cutGroup(label) : round && this.zoomGrow > 1 ? label : cutText(label);
+      const shorter = group ? cutGroup(label) : round && this.view.zoomGrow > 1 ? label : cutText(label);
       if (best.cost < 30 || shorter === label) {
         if (best.cost >= 30) return null;
         sc.rects.push(best.rc);
@@ -291,11 +293,11 @@ export class CaptionMethods extends ViewState {
   // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
   // whole), or null.
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {SigmaAll} s
    * @returns {(Spot & {rc: Rect}) | null}
+   * @private
    */
   fitInside(ctx, d, s) {
     const room = d.size * 1.7;
@@ -316,12 +318,12 @@ export class CaptionMethods extends ViewState {
   // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
   // any other caption beside its node (placeLabel).
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {SigmaAll} s
    * @param {boolean} group
    * @returns {Spot | null}
+   * @private
    */
   placeCaption(ctx, d, s, group) {
     const inside = group && d.size >= 22 ? this.fitInside(ctx, d, s) : null;
@@ -334,10 +336,10 @@ export class CaptionMethods extends ViewState {
   // captions in its label grid's order, so a small group's caption could otherwise take the spot beside
   // a big one and leave the big one shortened ("Person ×3…") or out. {key: spot | null}.
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {SigmaAll} s
    * @returns {Map<unknown, Spot | null>}
+   * @private
    */
   groupSpots(ctx, s) {
     const sc = this.frameScene();
@@ -346,8 +348,8 @@ export class CaptionMethods extends ViewState {
     /** @type {LabelData[]} */
     const list = [];
     for (const [key, p] of sc.pos) {
-      if (!(this.nd.get(key) || {}).g) continue;
-      const label = /** @type {import("sigma/types").NodeDisplayData} */ (/** @type {import("./spare.js").Renderer} */ (this.renderer).getNodeDisplayData(key)).label;
+      if (!(this.view.nd.get(key) || {}).g) continue;
+      const label = /** @type {import("sigma/types").NodeDisplayData} */ (/** @type {import("./spare.js").Renderer} */ (this.view.renderer).getNodeDisplayData(key)).label;
       if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
     }
     list.sort((a, b) => b.size - a.size);
@@ -357,33 +359,32 @@ export class CaptionMethods extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {SigmaAll} s
    */
   drawLabel(ctx, d, s) {
     if (!d.label) return;
-    const t = this.theme;
+    const t = this.view.theme;
     // captions of highlighted / selected nodes (forced labels) in bold
     const font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     let x, y, label = d.label;
     ctx.font = font;
-    if (this.zoomGrow > 1 && !d.forceLabel && this.renderer) {
-      const { width, height } = this.renderer.getDimensions();
+    if (this.view.zoomGrow > 1 && !d.forceLabel && this.view.renderer) {
+      const { width, height } = this.view.renderer.getDimensions();
       if (d.x < 0 || d.y < 0 || d.x > width || d.y > height) return; // zoomed into a layered drawing: no caption without its node
     }
-    if (this.renderer && this.placing()) {
+    if (this.view.renderer && this.placing()) {
       const groups = this.groupSpots(ctx, s);
       ctx.font = font;
       const spot = groups.has(d.key) ? /** @type {Spot | null} */ (groups.get(d.key)) : this.placeCaption(ctx, d, s, false);
-      if (!this.spots) this.spots = new Map();
-      this.spots.set(/** @type {string} */ (d.key), spot);
+      if (!this.view.spots) this.view.spots = new Map();
+      this.view.spots.set(/** @type {string} */ (d.key), spot);
       if (!spot) return;
       label = spot.label;
       x = spot.x;
       y = spot.y + s.labelSize - 1;
-    } else if (this.zoomGrow > 1 && !d.forceLabel) {
+    } else if (this.view.zoomGrow > 1 && !d.forceLabel) {
       return; // a layered drawing with more nodes in view than captions are placed among: they come as you zoom in
     } else {
       x = this.labelX(ctx, d, ctx.measureText(d.label).width);
@@ -398,13 +399,12 @@ export class CaptionMethods extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
    * @param {SigmaAll} s
    */
   drawHover(ctx, d, s) {
-    const t = this.theme;
+    const t = this.view.theme;
     ctx.font = `${d.forceLabel ? "600" : s.labelWeight} ${s.labelSize}px ${s.labelFont}`;
     const label = d.label || "";
     const pad = 3;
@@ -419,12 +419,12 @@ export class CaptionMethods extends ViewState {
     if (!label) return;
     // the full caption, where the drawn caption is (or to the right)
     const w = ctx.measureText(label).width;
-    const spot = this.spots && this.spots.get(/** @type {string} */ (d.key));
+    const spot = this.view.spots && this.view.spots.get(/** @type {string} */ (d.key));
     let x, top;
     const bh = s.labelSize + 2 * pad;
     if (spot) {
       const side = spot.x >= d.x + d.size ? 0 : spot.x + spot.w <= d.x - d.size ? 2 : 1;
-      const W = this.renderer ? this.renderer.getDimensions().width : 1e9;
+      const W = this.view.renderer ? this.view.renderer.getDimensions().width : 1e9;
       x = side === 2 ? d.x - d.size - pad - w : side === 0 ? spot.x : Math.max(pad + 1, Math.min(d.x - w / 2, W - w - pad - 1));
       top = side === 1 ? spot.y - 2 : d.y - bh / 2;
       if (side === 1 && spot.y < d.y) top = spot.y - pad;

@@ -1,8 +1,7 @@
 // An overview's group opened in place (a drill) and folded back (Collapse, Undo), keeping the map.
 import { MEMBER_SIZE } from "./encode.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {{x: number, y: number}} Point */
 /** @typedef {{home: Point, moves: Map<string, [number, number]>, disc?: {x: number, y: number, r: number}}} Open  a group open on the canvas: its super-node's spot, what its drills pushed (graph units), its last disc */
 /** @typedef {{k: string, x: number, y: number, rad: number, d: number}} Other  another node, on screen: its distance from the disc's centre */
@@ -15,7 +14,12 @@ const PUSH_MAX = 0.09; // the most a drill moves another node, as a share of the
 const GLIDE_MS = 350; // how long pushed nodes take to glide aside (and back)
 const PAD = 6; // px between the disc and what it pushes aside
 
-export class DrillMethods extends ViewState {
+export class Drill {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   // A drilled group opens where its super-node was: its members fill a disc around that spot (the most connected
   // innermost; a sunflower, even at any count), ringing its "N more" at the centre; the next slice (drilling
   // "N more") rings the members already there. The disc is sized in screen pixels for the dots it holds; every
@@ -24,23 +28,22 @@ export class DrillMethods extends ViewState {
   // held (no rescale while a group is open), and what moved is kept so that the group's collapse puts
   // everything back (restoreDrilled).
   /**
-   * @this {View}
    * @param {string[]} keys
    * @param {string} anchor
    * @param {number} step
    */
   placeWithin(keys, anchor, step) {
-    const g = this.graph, r = this.renderer;
+    const g = this.view.graph, r = this.view.renderer;
     const c = /** @type {Point} */ (g.getNodeAttributes(anchor));
-    const isMore = (/** @type {string} */ k) => this.isGroup(k) && /^[\d,.]+[kM]? more$/.test(String(this.nd.get(k).c || "")); // the rest, at the centre
+    const isMore = (/** @type {string} */ k) => this.isGroup(k) && /^[\d,.]+[kM]? more$/.test(String(this.view.nd.get(k).c || "")); // the rest, at the centre
     // sub-groups (biggest first), then members (most connected first), ring by ring from the centre
     const members = keys.filter((k) => this.isGroup(k) && !isMore(k)).sort((a, b) => this.groupSize(b) - this.groupSize(a))
       .concat(keys.filter((k) => !this.isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a)));
     const centred = keys.filter(isMore);
     const dims = r ? r.getDimensions() : null;
     if (!r || !dims || !dims.width || !dims.height || !r.getNodeDisplayData(anchor)) return this.placeDisc(members, centred, anchor, c, step);
-    const drilled = this.drilled || (this.drilled = new Map());
-    const roots = this.drillRoot || (this.drillRoot = new Map());
+    const drilled = this.view.drilled || (this.view.drilled = new Map());
+    const roots = this.view.drillRoot || (this.view.drillRoot = new Map());
     const root = roots.get(anchor) || anchor;
     if (!drilled.has(root)) {
       if (!drilled.size && !r.getCustomBBox()) r.setCustomBBox(r.getBBox()); // hold the frame: no rescale
@@ -48,15 +51,15 @@ export class DrillMethods extends ViewState {
     }
     const open = /** @type {Open} */ (drilled.get(root));
     // the slices of one group ("N more" drilled again) ring each other: none pushes the ones before it
-    const rings = this.rings || (this.rings = new Map());
+    const rings = this.view.rings || (this.view.rings = new Map());
     const ring = rings.get(anchor) || new Set();
     for (const k of keys) ring.add(k);
-    (this.homes || (this.homes = new Map())).set(anchor, { x: c.x, y: c.y }); // an "N more" undone comes back here
+    (this.view.homes || (this.view.homes = new Map())).set(anchor, { x: c.x, y: c.y }); // an "N more" undone comes back here
     const disc = this.discFor(anchor, c, members, centred.length > 0);
     const [cx, cy, moves] = this.pushAside(anchor, ring, disc, dims);
     const targets = this.ringTargets(members, disc, cx, cy);
     const home = r.viewportToGraph({ x: cx, y: cy });
-    const discs = this.discs || (this.discs = new Map()), counts = this.discCount || (this.discCount = new Map());
+    const discs = this.view.discs || (this.view.discs = new Map()), counts = this.view.discCount || (this.view.discCount = new Map());
     for (const k of centred) {
       targets.set(k, home);
       discs.set(k, disc.outer / disc.unit);
@@ -77,43 +80,43 @@ export class DrillMethods extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {string} k
+   * @private
    */
   isGroup(k) {
-    return this.nd.has(k) && !!this.nd.get(k).g;
+    return this.view.nd.has(k) && !!this.view.nd.get(k).g;
   }
 
   /**
-   * @this {View}
    * @param {string} k
+   * @private
    */
   groupSize(k) {
-    return Number((this.nd.get(k).p || {}).nodes) || 1;
+    return Number((this.view.nd.get(k).p || {}).nodes) || 1;
   }
 
   // The disc, in screen pixels: each item's room (a member dot's pitch, a sub-group's disc as encode.js draws it
   // on the overview's fixed area scale), the inner radius (the rest's disc, or the rings drawn so far), the outer.
   /**
-   * @this {View}
    * @param {string} anchor
    * @param {Point} c
    * @param {string[]} members
    * @param {boolean} centred  an "N more" sits at the centre
+   * @private
    */
   discFor(anchor, c, members, centred) {
-    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer);
+    const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
     const vp = (/** @type {Point} */ p) => r.graphToViewport(p);
     const at = vp(c), east = vp({ x: c.x + 1, y: c.y });
-    const dot = r.scaleSize(this.baseSize * 1.2 * MEMBER_SIZE);
+    const dot = r.scaleSize(this.view.baseSize * 1.2 * MEMBER_SIZE);
     const pitch = 2 * dot + 4;
-    const known = this.discs ? this.discs.get(anchor) : undefined; // a later slice: ring the members drawn so far
+    const known = this.view.discs ? this.view.discs.get(anchor) : undefined; // a later slice: ring the members drawn so far
     const unit = Math.hypot(east.x - at.x, east.y - at.y) || 1; // px per graph unit
-    const hi = this.areaScale ? this.areaScale.hi : 0;
+    const hi = this.view.areaScale ? this.view.areaScale.hi : 0;
     const room = members.map((k) => {
       if (!this.isGroup(k) || !hi) return pitch * pitch;
       const f = Math.max(0.3, 3 * Math.sqrt(this.groupSize(k) / hi));
-      return (2 * r.scaleSize(this.baseSize * 1.2 * f) + 4) ** 2;
+      return (2 * r.scaleSize(this.view.baseSize * 1.2 * f) + 4) ** 2;
     });
     const total = room.reduce((a, b) => a + b, 0);
     const size = r.scaleSize(/** @type {{size: number}} */ (r.getNodeDisplayData(anchor)).size);
@@ -125,23 +128,23 @@ export class DrillMethods extends ViewState {
   // The push each other node needs to clear the disc, capped at PUSH_MAX of the canvas; where the cap cannot
   // give it, the disc shrinks. Returns the disc's centre on screen (kept inside the canvas when it can be) and the moves.
   /**
-   * @this {View}
    * @param {string} anchor
    * @param {Set<string>} ring  the group's own items
-   * @param {ReturnType<View["discFor"]>} disc  (its outer and inner radius may shrink)
+   * @param {ReturnType<Drill["discFor"]>} disc  (its outer and inner radius may shrink)
    * @param {{width: number, height: number}} dims
    * @returns {[number, number, Move[]]}
+   * @private
    */
   pushAside(anchor, ring, disc, dims) {
-    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer);
+    const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
     let outer = disc.outer;
     const cx = dims.width > 2 * (outer + PAD) ? Math.min(Math.max(disc.at.x, outer + PAD), dims.width - outer - PAD) : disc.at.x;
     const cy = dims.height > 2 * (outer + PAD) ? Math.min(Math.max(disc.at.y, outer + PAD), dims.height - outer - PAD) : disc.at.y;
     const cap = PUSH_MAX * Math.max(dims.width, dims.height);
     /** @type {Other[]} */
     const others = [];
-    this.graph.forEachNode((k, a) => {
-      if (k === anchor || ring.has(k) || this.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
+    this.view.graph.forEachNode((k, a) => {
+      if (k === anchor || ring.has(k) || this.view.filters.isHiddenNode(k) || !r.getNodeDisplayData(k)) return; // not its own members
       const p = r.graphToViewport(/** @type {Point} */ (a));
       others.push({ k, x: p.x, y: p.y, rad: r.scaleSize(/** @type {{size: number}} */ (r.getNodeDisplayData(k)).size), d: Math.hypot(p.x - cx, p.y - cy) });
     });
@@ -169,15 +172,15 @@ export class DrillMethods extends ViewState {
 
   // Each item's spot in graph units: ring by ring from the centre, each given its share of the disc's area.
   /**
-   * @this {View}
    * @param {string[]} members
-   * @param {ReturnType<View["discFor"]>} disc
+   * @param {ReturnType<Drill["discFor"]>} disc
    * @param {number} cx
    * @param {number} cy
    * @returns {Map<string, Point>}
+   * @private
    */
   ringTargets(members, disc, cx, cy) {
-    const r = /** @type {import("./spare.js").Renderer} */ (this.renderer);
+    const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
     /** @type {Map<string, Point>} */
     const targets = new Map();
     const { inner, outer, room, total } = disc;
@@ -192,16 +195,16 @@ export class DrillMethods extends ViewState {
 
   // the placement in graph units (no renderer to measure with): a disc in the room around the spot
   /**
-   * @this {View}
    * @param {string[]} members
    * @param {string[]} centred
    * @param {string} anchor
    * @param {Point} c
    * @param {number} step
+   * @private
    */
   placeDisc(members, centred, anchor, c, step) {
-    const g = this.graph;
-    const discs = this.discs || (this.discs = new Map()), counts = this.discCount || (this.discCount = new Map());
+    const g = this.view.graph;
+    const discs = this.view.discs || (this.view.discs = new Map()), counts = this.view.discCount || (this.view.discCount = new Map());
     let r0 = discs.get(anchor), r1;
     if (r0 === undefined) {
       let nearest = Infinity;
@@ -228,14 +231,13 @@ export class DrillMethods extends ViewState {
   // A super-node coming back (Collapse, Undo): to its own spot, and what its drill pushed aside back to
   // where it was; once no group is open the drawing's frame follows the nodes again.
   /**
-   * @this {View}
    * @param {string[]} keys
    * @returns {boolean}  whether anything came back to a kept spot
    */
   restoreDrilled(keys) {
-    const drilled = this.drilled;
+    const drilled = this.view.drilled;
     if (!drilled || !drilled.size) return false;
-    const g = this.graph, homes = this.homes || new Map();
+    const g = this.view.graph, homes = this.view.homes || new Map();
     const back = keys.filter((k) => drilled.has(k));
     const slices = keys.filter((k) => !drilled.has(k) && homes.has(k));
     for (const k of slices) g.mergeNodeAttributes(k, homes.get(k));
@@ -253,19 +255,19 @@ export class DrillMethods extends ViewState {
       }
     }
     this.glide(targets, () => {
-      if (!drilled.size && this.renderer) this.renderer.setCustomBBox(null);
+      if (!drilled.size && this.view.renderer) this.view.renderer.setCustomBBox(null);
     });
     return true;
   }
 
   // Nodes glide to `targets` (key -> {x, y}) in GLIDE_MS; `then` runs at the end.
   /**
-   * @this {View}
    * @param {Map<string, Point>} targets
    * @param {() => void} [then]
+   * @private
    */
   glide(targets, then) {
-    const g = this.graph;
+    const g = this.view.graph;
     /** @type {Map<string, Point & {to: Point}>} */
     const start = new Map();
     for (const [k, p] of targets) if (g.hasNode(k)) start.set(k, { .../** @type {Point} */ (g.getNodeAttributes(k)), to: p });
@@ -273,10 +275,10 @@ export class DrillMethods extends ViewState {
       for (const [k, s] of start) if (g.hasNode(k)) g.mergeNodeAttributes(k, { x: s.to.x, y: s.to.y });
       if (then) then();
     };
-    if (!this.renderer || !start.size || typeof requestAnimationFrame !== "function") return done();
+    if (!this.view.renderer || !start.size || typeof requestAnimationFrame !== "function") return done();
     const t0 = performance.now(), graph = g;
     const frame = () => {
-      if (this.graph !== graph) return;
+      if (this.view.graph !== graph) return;
       const t = Math.min(1, (performance.now() - t0) / GLIDE_MS);
       if (t >= 1) return done();
       const e = t * t * (3 - 2 * t);

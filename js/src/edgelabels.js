@@ -1,9 +1,8 @@
 // Relationship types drawn on the edges (on whichever side is free of captions, a row each for parallel ones) and
 // self-loops (sigma draws none): a small ring at the node's upper right.
 import { internals } from "./spare.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./captions.js").LabelData} LabelData */
 /** @typedef {import("./captions.js").EdgeLabelData} EdgeLabelData */
 /** @typedef {import("sigma/settings").Settings} SigmaAll */
@@ -42,10 +41,14 @@ function freeOffset(sc, offsets, cx, cy, angle, w, fs) {
   return off;
 }
 
-export class EdgeLabelMethods extends ViewState {
+export class EdgeText {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   // sigma's straight edge label, on whichever side of the edge is free of captions
   /**
-   * @this {View}
    * @param {CanvasRenderingContext2D} ctx
    * @param {EdgeLabelData} e
    * @param {LabelData} sd
@@ -89,7 +92,7 @@ export class EdgeLabelMethods extends ViewState {
       const row = Math.floor(slot.k / 2) * (fs + 2);
       offsets = [slot.k % 2 ? -e.size / 2 - 3 - row : e.size / 2 + fs + row];
     }
-    const sc = this.placing() && this.renderer ? this.frameScene() : null;
+    const sc = this.view.captions.placing() && this.view.renderer ? this.view.captions.frameScene() : null;
     const off = sc ? freeOffset(sc, offsets, cx, cy, angle, w, fs) : offsets[0];
     if (off === null) return;
     ctx.save();
@@ -101,17 +104,17 @@ export class EdgeLabelMethods extends ViewState {
 
   // {k, n}: this relationship is the k-th of n between its two nodes (recomputed once per frame)
   /**
-   * @this {View}
    * @param {unknown} key
    * @returns {{k: number, n: number} | undefined}
+   * @private
    */
   pairSlot(key) {
-    if (!this.slots || this.slotsFrame !== this.frameNo) {
+    if (!this.view.slots || this.view.slotsFrame !== this.view.frameNo) {
       /** @type {number} */
-      this.slotsFrame = this.frameNo;
+      this.view.slotsFrame = this.view.frameNo;
       /** @type {Map<string, string[]>} */
       const groups = new Map();
-      this.graph.forEachEdge((k, a, s, t) => {
+      this.view.graph.forEachEdge((k, a, s, t) => {
         if (s === t) return;
         const id = s < t ? s + "\u0000" + t : t + "\u0000" + s;
         if (!groups.has(id)) groups.set(id, []);
@@ -119,30 +122,29 @@ export class EdgeLabelMethods extends ViewState {
       });
       /** @type {Map<string, {k: number, n: number}>} */
       const slots = new Map();
-      this.slots = slots;
+      this.view.slots = slots;
       for (const list of groups.values()) list.sort().forEach((k, i) => slots.set(k, { k: i, n: list.length }));
     }
-    return this.slots.get(/** @type {string} */ (key));
+    return this.view.slots.get(/** @type {string} */ (key));
   }
 
   // Self-loops (sigma draws none): a small ring at the node's upper right, with
   // its type, drawn after each frame on the edge-label layer. Small graphs only.
-  /** @this {View} */
   drawLoops() {
-    const r = this.renderer;
-    if (!r || !this.placing()) return;
+    const r = this.view.renderer;
+    if (!r || !this.view.captions.placing()) return;
     /** @type {string[]} */
     const loops = [];
-    this.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));
+    this.view.graph.forEachEdge((e, a, src, t) => src === t && loops.push(e));
     if (!loops.length) return;
     const ctx = internals(r).canvasContexts && internals(r).canvasContexts.edgeLabels;
     if (!ctx) return;
     const s = r.getSettings();
     const byNode = new Map();
     for (const e of loops) {
-      if (!this.graph.hasEdge(e)) continue;
+      if (!this.view.graph.hasEdge(e)) continue;
       const ea = r.getEdgeDisplayData(e);
-      const n = this.graph.source(e);
+      const n = this.view.graph.source(e);
       const nd = r.getNodeDisplayData(n);
       if (!ea || !nd || ea.hidden || nd.hidden) continue;
       const k = byNode.get(n) || 0;
@@ -152,12 +154,12 @@ export class EdgeLabelMethods extends ViewState {
       const rr = Math.max(7, size * 0.75) * (1 + 0.35 * k);
       const cx = p.x + (size * 0.55 + rr * 0.55), cy = p.y - (size * 0.55 + rr * 0.55);
       ctx.save();
-      ctx.strokeStyle = ea.color || this.theme.edge;
+      ctx.strokeStyle = ea.color || this.view.theme.edge;
       ctx.lineWidth = Math.max(1, r.scaleSize(ea.size || 1));
       ctx.beginPath();
       ctx.arc(cx, cy, rr, 0, Math.PI * 2);
       ctx.stroke();
-      if (this.edgeLabels && ea.label) {
+      if (this.view.edgeLabels && ea.label) {
         ctx.fillStyle = /** @type {string} */ (s.edgeLabelColor.color);
         ctx.font = `${s.edgeLabelWeight} ${s.edgeLabelSize}px ${s.edgeLabelFont}`;
         const w = ctx.measureText(ea.label).width;

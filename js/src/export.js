@@ -4,9 +4,8 @@
 import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
 import { internals } from "./spare.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SVG_CAPTIONS = 400; // captions written into the SVG up to this many nodes
@@ -76,11 +75,15 @@ export function svgOfScene(scene, font) {
   return svg;
 }
 
-export class ExportMethods extends ViewState {
+export class Exporter {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   // toolbar buttons after the existing ones (before the node count)
-  /** @this {View} */
   addOutButtons() {
-    const bar = /** @type {HTMLElement} */ (this.ui.root.querySelector(".gc-bar"));
+    const bar = /** @type {HTMLElement} */ (this.view.ui.root.querySelector(".gc-bar"));
     const before = bar.querySelector(".gc-count");
     /** @type {(text: string, action: string, title: string, fn: () => void) => HTMLButtonElement} */
     const make = (text, action, title, fn) => {
@@ -92,65 +95,64 @@ export class ExportMethods extends ViewState {
       bar.insertBefore(b, before);
       return b;
     };
-    this.outButtons = {
+    this.view.outButtons = {
       path: make("Path", "path", "Draw the shortest path between the two selected nodes (click one, shift-click another)", () => this.askPath()),
       png: make("PNG", "save-png", "Save what is on screen as a PNG picture", () => this.savePNG()),
       svg: make("SVG", "save-svg", "Save what is on screen as an SVG picture", () => this.saveSVG()),
     };
-    this.hooks.scene = () => sceneOf(this, true);
-    this.hooks.lastReport = () => (this.lastReport ? JSON.parse(this.lastReport) : null);
+    this.view.hooks.scene = () => sceneOf(this.view, true);
+    this.view.hooks.lastReport = () => (this.view.lastReport ? JSON.parse(this.view.lastReport) : null);
     this.updateOutButtons();
   }
 
-  /** @this {View} */
   updateOutButtons() {
-    if (!this.outButtons) return;
-    const s = this.model.get("settings") || {};
-    this.outButtons.path.disabled = !(s.expandable && this.selected && this.selected.size === 2);
+    if (!this.view.outButtons) return;
+    const s = this.view.model.get("settings") || {};
+    this.view.outButtons.path.disabled = !(s.expandable && this.view.selected && this.view.selected.size === 2);
   }
 
-  /** @this {View} */
+  /** @private */
   askPath() {
-    const ids = [...this.selected];
-    if (ids.length !== 2) return this.ui.setStatus("Select two nodes (click one, shift-click another) to draw the path between them.", "warning");
-    this.ui.setStatus("finding the shortest path…", "info");
-    this.send({ kind: "path", ids: /** @type {[string, string]} */ (ids) });
+    const ids = [...this.view.selected];
+    if (ids.length !== 2) return this.view.ui.setStatus("Select two nodes (click one, shift-click another) to draw the path between them.", "warning");
+    this.view.ui.setStatus("finding the shortest path…", "info");
+    this.view.send({ kind: "path", ids: /** @type {[string, string]} */ (ids) });
   }
 
   // The drawing's layers (WebGL and 2D, in page order) onto one canvas of the drawing's size × devicePixelRatio.
   /**
-   * @this {View}
    * @returns {HTMLCanvasElement | null}
+   * @private
    */
   pngCanvas() {
-    const r = this.renderer;
+    const r = this.view.renderer;
     if (!r) return null;
     internals(r).render(); // synchronously: WebGL buffers are readable until this task ends
-    const layers = [...this.ui.sigmaBox.querySelectorAll("canvas")];
+    const layers = [...this.view.ui.sigmaBox.querySelectorAll("canvas")];
     const { width, height } = r.getDimensions();
     const ratio = window.devicePixelRatio || 1;
     const out = document.createElement("canvas");
     out.width = Math.round(width * ratio);
     out.height = Math.round(height * ratio);
     const ctx = /** @type {CanvasRenderingContext2D} */ (out.getContext("2d"));
-    ctx.fillStyle = this.theme.bg;
+    ctx.fillStyle = this.view.theme.bg;
     ctx.fillRect(0, 0, out.width, out.height);
     for (const layer of layers) if (layer.width && layer.height) ctx.drawImage(layer, 0, 0, out.width, out.height);
     return out;
   }
 
-  /** @this {View} */
+  /** @private */
   savePNG() {
     const out = this.pngCanvas();
-    if (!out) return this.ui.setStatus("Nothing is drawn yet.", "warning");
+    if (!out) return this.view.ui.setStatus("Nothing is drawn yet.", "warning");
     out.toBlob((blob) => blob && download(blob, "graph.png"), "image/png");
   }
 
-  /** @this {View} */
+  /** @private */
   saveSVG() {
-    const scene = sceneOf(this, true);
-    if (!scene) return this.ui.setStatus("Nothing is drawn yet.", "warning");
-    const text = new XMLSerializer().serializeToString(svgOfScene(/** @type {import("./snapshot.js").SceneReport & {edges: number[][], captions: string[]}} */ (scene), this.theme.font));
+    const scene = sceneOf(this.view, true);
+    if (!scene) return this.view.ui.setStatus("Nothing is drawn yet.", "warning");
+    const text = new XMLSerializer().serializeToString(svgOfScene(/** @type {import("./snapshot.js").SceneReport & {edges: number[][], captions: string[]}} */ (scene), this.view.theme.font));
     download(new Blob([text], { type: "image/svg+xml" }), "graph.svg");
   }
 }

@@ -2,7 +2,7 @@
 
 import { internals } from "./spare.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /**
  * @typedef {object} Hooks  element.gestaltCanvas: what browser tests may ask the page (docs/protocol.md)
  * @property {Promise<void>} ready  the first frame is drawn
@@ -42,7 +42,7 @@ export function makeHooks(view) {
   // Graph updates reach sigma's caches before the scheduled frame processes
   // them; render now so that hooks see what the next frame shows.
   const flush = () => {
-    if (view.suspended) view.resume(); // asked about it: draw it again
+    if (view.suspended) view.rendering.resume(); // asked about it: draw it again
     const r = view.renderer;
     if (r && internals(r).needToProcess) internals(r).render();
   };
@@ -57,7 +57,7 @@ export function makeHooks(view) {
   };
   return {
     get ready() {
-      if (view.suspended) view.resume();
+      if (view.suspended) view.rendering.resume();
       return view.readyPromise;
     },
     get settled() {
@@ -126,18 +126,18 @@ function drawingHooks(view, flush, screen) {
   return {
     nodeStyle: (/** @type {unknown} */ id) => {
       flush();
-      return view.nodeStyle(String(id));
+      return view.filters.nodeStyle(String(id));
     },
     positions() {
       flush();
       /** @type {Record<string, {x: number, y: number} | null>} */
       const out = {};
       view.graph.forEachNode((k) => {
-        if (!view.isHiddenNode(k)) out[k] = screen(k);
+        if (!view.filters.isHiddenNode(k)) out[k] = screen(k);
       });
       return out;
     },
-    layoutName: () => view.layoutName(),
+    layoutName: () => view.layouts.layoutName(),
     // every node and relationship as the page holds them: data, what sigma draws, ends (less positions)
     elements() {
       /** @type {Record<string, object>} */
@@ -178,7 +178,7 @@ function countHooks(view, flush) {
       let n = 0;
       if (!view.graph) return 0; // the base graph is still being read
       view.graph.forEachNode((k) => {
-        if (!view.isHiddenNode(k)) n++;
+        if (!view.filters.isHiddenNode(k)) n++;
       });
       return n;
     },
@@ -186,7 +186,7 @@ function countHooks(view, flush) {
       let n = 0;
       if (!view.graph) return 0;
       view.graph.forEachEdge((k, a, s, t) => {
-        if (!view.isHiddenNode(s) && !view.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
+        if (!view.filters.isHiddenNode(s) && !view.filters.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
       });
       return n;
     },
@@ -198,7 +198,7 @@ function countHooks(view, flush) {
       if (!width || !height) return 0;
       let n = 0;
       view.graph.forEachNode((k) => {
-        if (view.isHiddenNode(k)) return;
+        if (view.filters.isHiddenNode(k)) return;
         const d = r.getNodeDisplayData(k);
         if (!d) return;
         const p = r.framedGraphToViewport({ x: d.x, y: d.y });

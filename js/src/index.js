@@ -1,37 +1,11 @@
 // gestalt-nb graph canvas: render({model, el}) for anywidget (see docs/protocol.md).
 import { CanvasView } from "./view.js";
-import { RendererMethods } from "./renderer.js";
-import { StyleMethods } from "./style.js";
-import { CaptionMethods } from "./captions.js";
-import { EdgeLabelMethods } from "./edgelabels.js";
-import { ActionMethods } from "./actions.js";
-import { DeltaMethods } from "./delta.js";
-import { DrillMethods } from "./drill.js";
-import { ReportMethods } from "./snapshot.js";
-import { ExportMethods } from "./export.js";
-import { FilterMethods } from "./filter.js";
-import { LayoutMethods } from "./layouts/index.js";
 
 export { prefetch } from "./read.js";
 
 /** @typedef {import("./state.js").Model} Model */
 /** @typedef {import("./state.js").HostElement} HostElement */
-/**
- * The view as its methods see it: its state (state.js) and the methods of its parts, each part a class of methods
- * over that state (composed below).
- * @typedef {CanvasView & RendererMethods & StyleMethods & CaptionMethods & EdgeLabelMethods & ActionMethods & DeltaMethods & DrillMethods & ReportMethods & ExportMethods & FilterMethods & LayoutMethods} View
- */
-
-// The view's methods live in parts: renderer.js (the sigma renderer, the first frame), style.js (display attributes
-// and sigma settings), captions.js (where captions go), edgelabels.js (relationship types and self-loops),
-// actions.js (selection, panel, toolbar), delta.js (the kernel's messages), filter.js (encodings, filters, the
-// legend), snapshot.js (what is shown, for the kernel), export.js (PNG / SVG / Path buttons) and layouts/index.js
-// (layouts on a live canvas).
-for (const part of [RendererMethods, StyleMethods, CaptionMethods, EdgeLabelMethods, ActionMethods, DeltaMethods, DrillMethods, ReportMethods, ExportMethods, FilterMethods, LayoutMethods]) {
-  for (const name of Object.getOwnPropertyNames(part.prototype)) {
-    if (name !== "constructor") Object.defineProperty(CanvasView.prototype, name, /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(part.prototype, name)));
-  }
-}
+/** @typedef {CanvasView} View */
 
 // The views of each canvas (by its `_key`). When the kernel updates an output (update_display, to
 // keep the saved notebook's picture the one on screen), the front end drops the old view's element
@@ -75,7 +49,7 @@ function adopted(model, el) {
  * @param {{model: Model, el: HostElement}} args
  */
 export function render({ model, el }) {
-  const view = adopted(model, el) || /** @type {View} */ (/** @type {unknown} */ (new CanvasView(model, el)));
+  const view = adopted(model, el) || new CanvasView(model, el);
   const key = model.get("_key");
   if (key) {
     if (!byKey.has(key)) byKey.set(key, new Set());

@@ -3,9 +3,8 @@
 // something, debounced (a layout that runs reports once it has stopped), and only when it differs
 // from the last report. Positions are CSS px in the drawing's frame (as screenPosition), rounded.
 import { parseColor, toHex } from "./theme.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 
 const REPORT_DELAY = 450; // ms after the last frame
 const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
@@ -102,22 +101,26 @@ export function sceneOf(view, withEdges) {
   return scene;
 }
 
-export class ReportMethods extends ViewState {
-  // called after every sigma frame: report what is shown once frames stop coming
-  /** @this {View} */
-  reportSoon() {
-    clearTimeout(this.reportTimer);
-    this.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
+export class Report {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
   }
 
-  /** @this {View} */
+  // called after every sigma frame: report what is shown once frames stop coming
+  reportSoon() {
+    clearTimeout(this.view.reportTimer);
+    this.view.reportTimer = setTimeout(() => this.reportNow(), REPORT_DELAY);
+  }
+
+  /** @private */
   reportNow() {
-    if (this.instanceId === -1 || !this.renderer || (this.layout && this.layout.running)) return;
-    const scene = sceneOf(this, false);
+    if (this.view.instanceId === -1 || !this.view.renderer || (this.view.layout && this.view.layout.running)) return;
+    const scene = sceneOf(this.view, false);
     if (!scene || !scene.width || !scene.height) return;
     const text = JSON.stringify(scene);
-    if (text === this.lastReport) return;
-    this.lastReport = text;
-    this.send({ kind: "shown", ...scene });
+    if (text === this.view.lastReport) return;
+    this.view.lastReport = text;
+    this.view.send({ kind: "shown", ...scene });
   }
 }

@@ -1,6 +1,6 @@
 // The view's state: every field it holds, declared once with its type (ViewFields), and ViewState, the base class
-// of the view and of each of its parts, which holds no code, only those declarations: so each part's methods read
-// and set the state typed, and index.js composes the parts into one view.
+// of the view, which holds no code, only those declarations: so the view and each of its parts (the objects it
+// holds, view.js) read and set the state typed.
 /** @typedef {import("./force.js").Layout} Layout */
 
 /**

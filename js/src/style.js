@@ -3,9 +3,8 @@ import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLinePr
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
 import { parseColor, toHex, mix } from "./theme.js";
-import { ViewState } from "./state.js";
 
-/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./payload.js").Attrs} Attrs */
 
 // bigger arrow heads than sigma's default, so direction reads at small sizes
@@ -50,23 +49,26 @@ function colorOf(value, fallback) {
   return c ? toHex(c) : fallback;
 }
 
-export class StyleMethods extends ViewState {
+export class Styles {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   /**
-   * @this {View}
    * @param {number} N
    * @param {number} E
    */
   sizing(N, E) {
-    this.nodeType = N > LIMITS.circleNodes ? "point" : "circle";
-    this.edgeType = E > LIMITS.arrowEdges ? "fast" : "arrow";
-    this.bigEdgeHi = "fast"; // highlighted edges of big graphs: colour only, no arrow program
-    this.baseSize = N <= 20 ? 9 : N <= 200 ? 6 : N <= 2000 ? 3.2 : N <= 10000 ? 2.2 : 1.6;
-    this.edgeSize = N <= 50 ? 2 : N <= 200 ? 1.5 : N <= 2000 ? 1 : 0.6;
-    this.edgeLabels = E <= LIMITS.edgeLabels;
+    this.view.nodeType = N > LIMITS.circleNodes ? "point" : "circle";
+    this.view.edgeType = E > LIMITS.arrowEdges ? "fast" : "arrow";
+    this.view.bigEdgeHi = "fast"; // highlighted edges of big graphs: colour only, no arrow program
+    this.view.baseSize = N <= 20 ? 9 : N <= 200 ? 6 : N <= 2000 ? 3.2 : N <= 10000 ? 2.2 : 1.6;
+    this.view.edgeSize = N <= 50 ? 2 : N <= 200 ? 1.5 : N <= 2000 ? 1 : 0.6;
+    this.view.edgeLabels = E <= LIMITS.edgeLabels;
   }
 
   /**
-   * @this {View}
    * @returns {import("./payload.js").Styler}
    */
   styler() {
@@ -76,24 +78,23 @@ export class StyleMethods extends ViewState {
   // Display attributes only (sigma copies all of them on every update); flags
   // are set only when true.
   /**
-   * @this {View}
    * @param {string} key
    * @param {Attrs} a
    * @returns {Attrs}
    */
   styleNode(key, a) {
-    const t = this.theme;
-    const d = this.nd.get(key);
+    const t = this.view.theme;
+    const d = this.view.nd.get(key);
     // encodings (filter.js / encode.js): colour and size by data; else label colour, size by degree
-    const enc = this.enc;
-    a.color = (enc && enc.color.of && enc.color.of.get(key)) || (d.l >= 0 && this.labelColors[d.l]) || t.node;
+    const enc = this.view.enc;
+    a.color = (enc && enc.color.of && enc.color.of.get(key)) || (d.l >= 0 && this.view.labelColors[d.l]) || t.node;
     const f = enc && enc.size.of ? enc.size.of.get(key) : 0;
-    a.size = f ? this.baseSize * 1.2 * f : this.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
-    if (this.sizeCap) a.size = Math.min(a.size, this.sizeCap); // a computed layout's room per node
+    a.size = f ? this.view.baseSize * 1.2 * f : this.view.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
+    if (this.view.sizeCap) a.size = Math.min(a.size, this.view.sizeCap); // a computed layout's room per node
     a.label = clip(d.c, 48);
-    const sel = this.selected.has(key);
+    const sel = this.view.selected.has(key);
     // when the query matched everything, a ring on every node says nothing: none then
-    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size);
+    const hl = d.h && !(this.view.hlCount > 0 && this.view.hlCount >= this.view.nd.size);
     const strong = sel || hl;
     if (strong || d.fixed) {
       a.type = "ring";
@@ -101,7 +102,7 @@ export class StyleMethods extends ViewState {
       a.ringSize = strong ? 0.24 : 0.14;
       a.gapColor = t.bg;
       // (a layered drawing's nodes grow with the zoom: their floor is smaller at full view, as big once zoomed)
-      a.size = Math.max(a.size * (strong ? 1.45 : 1.15), (strong ? 7.5 : 4) / Math.sqrt(this.zoomGrow || 1));
+      a.size = Math.max(a.size * (strong ? 1.45 : 1.15), (strong ? 7.5 : 4) / Math.sqrt(this.view.zoomGrow || 1));
       a.zIndex = 1;
     } else {
       delete a.type;
@@ -110,47 +111,46 @@ export class StyleMethods extends ViewState {
       delete a.gapColor;
       delete a.zIndex;
     }
-    if (sel || d.g || (hl && this.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
+    if (sel || d.g || (hl && this.view.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
     else delete a.forceLabel;
-    if (this.hidden.has(key) || (this.filtered && this.filtered.has(key))) a.hidden = true;
+    if (this.view.hidden.has(key) || (this.view.filtered && this.view.filtered.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
   }
 
   /**
-   * @this {View}
    * @param {string} key
    * @param {Attrs} a
    * @returns {Attrs}
    */
   styleEdge(key, a) {
-    const t = this.theme;
-    const d = this.ed.get(key);
-    const sel = this.selectedEdge === key;
+    const t = this.view.theme;
+    const d = this.view.ed.get(key);
+    const sel = this.view.selectedEdge === key;
     // everything matched (every node and relationship highlighted): emphasise nothing
-    const hl = d.h && !(this.hlCount > 0 && this.hlCount >= this.nd.size && this.ehlCount >= this.ed.size);
+    const hl = d.h && !(this.view.hlCount > 0 && this.view.hlCount >= this.view.nd.size && this.view.ehlCount >= this.view.ed.size);
     a.color = sel ? t.select : hl ? t.edgeHi : t.edge;
     if (sel || hl) {
-      a.size = Math.max(2.2, this.edgeSize * 2.5);
-      if (this.edgeType !== "arrow") a.type = this.bigEdgeHi;
+      a.size = Math.max(2.2, this.view.edgeSize * 2.5);
+      if (this.view.edgeType !== "arrow") a.type = this.view.bigEdgeHi;
     } else {
-      a.size = this.edgeSize;
+      a.size = this.view.edgeSize;
       delete a.type;
     }
     // a layered drawing's lines grow with the zoom as its nodes do (zoomSettings): their own width once zoomed that far
-    if (this.zoomGrow > 1) a.size /= sel || hl ? Math.sqrt(this.zoomGrow) : this.zoomGrow;
+    if (this.view.zoomGrow > 1) a.size /= sel || hl ? Math.sqrt(this.view.zoomGrow) : this.view.zoomGrow;
     if (d.w) this.styleSuperEdge(key, d.w, a, Boolean(sel || hl));
     else delete a.zIndex;
     // an overview's super-edge stands for relationships both ways and of mixed types: a band, no arrow
     // head and no type drawn on it (its count and types are in its tooltip and the panel)
-    if (d.w && this.edgeType === "arrow") a.type = "band";
-    if (this.edgeLabels) {
-      const type = d.y >= 0 && !d.w ? this.types[d.y] : null;
+    if (d.w && this.view.edgeType === "arrow") a.type = "band";
+    if (this.view.edgeLabels) {
+      const type = d.y >= 0 && !d.w ? this.view.types[d.y] : null;
       a.label = type !== undefined && type !== null ? clip(type, 40) : null;
       if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
     }
-    if (this.filt && this.typeHidden(d)) a.hidden = true;
+    if (this.view.filt && this.view.filters.typeHidden(d)) a.hidden = true;
     else delete a.hidden;
     return a;
   }
@@ -159,11 +159,11 @@ export class StyleMethods extends ViewState {
   // weakest and strongest drawn (0.6 px faint .. 7 px dark), the stronger drawn over the weaker. A drilled
   // member's line to a group (its own "N more" or a neighbour) is a faint hairline under them.
   /**
-   * @this {View}
    * @param {string} key
    * @param {number} w  the relationships it stands for
    * @param {Attrs} a
    * @param {boolean} strong  selected or highlighted (styled as such already)
+   * @private
    */
   styleSuperEdge(key, w, a, strong) {
     if (this.memberLink(key)) {
@@ -175,7 +175,7 @@ export class StyleMethods extends ViewState {
     const t = hi > lo ? Math.round((4 * (Math.log(w) - lo)) / (hi - lo)) / 4 : 1;
     if (!strong) {
       a.size = 0.6 + 6.4 * t;
-      const fg = parseColor(this.theme.fg), bg = parseColor(this.theme.bg);
+      const fg = parseColor(this.view.theme.fg), bg = parseColor(this.view.theme.bg);
       if (fg && bg) a.color = toHex(mix(fg, bg, 0.16 + 0.6 * t));
     }
     a.zIndex = 1 + Math.round(4 * t);
@@ -183,98 +183,93 @@ export class StyleMethods extends ViewState {
 
   // a line between a drilled member and a group (not yet in the graph when first styled: restyled once it is)
   /**
-   * @this {View}
    * @param {string} key
    * @returns {boolean}
+   * @private
    */
   memberLink(key) {
-    if (!this.graph.hasEdge(key)) return false;
-    const [s, t] = this.graph.extremities(key);
-    const ends = [this.nd.has(s) ? this.nd.get(s) : null, this.nd.has(t) ? this.nd.get(t) : null];
+    if (!this.view.graph.hasEdge(key)) return false;
+    const [s, t] = this.view.graph.extremities(key);
+    const ends = [this.view.nd.has(s) ? this.view.nd.get(s) : null, this.view.nd.has(t) ? this.view.nd.get(t) : null];
     return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g);
   }
 
   /**
-   * @this {View}
    * @returns {string}
+   * @private
    */
   faintEdge() {
-    const fg = parseColor(this.theme.fg), bg = parseColor(this.theme.bg);
-    return fg && bg ? toHex(mix(fg, bg, 0.14)) : this.theme.edge;
+    const fg = parseColor(this.view.theme.fg), bg = parseColor(this.view.theme.bg);
+    return fg && bg ? toHex(mix(fg, bg, 0.14)) : this.view.theme.edge;
   }
 
   // log of the smallest and largest count of a super-edge between two groups (kept until the edges change)
   /**
-   * @this {View}
    * @returns {[number, number]}
+   * @private
    */
   weightRange() {
-    const at = this.graph.size + ":" + this.ed.size + ":" + this.graph.order;
-    if (this.wRange && this.wRange.at === at) return this.wRange.v;
+    const at = this.view.graph.size + ":" + this.view.ed.size + ":" + this.view.graph.order;
+    if (this.view.wRange && this.view.wRange.at === at) return this.view.wRange.v;
     let lo = Infinity, hi = -Infinity;
-    this.graph.forEachEdge((k) => {
-      const d = this.ed.has(k) ? this.ed.get(k) : null;
+    this.view.graph.forEachEdge((k) => {
+      const d = this.view.ed.has(k) ? this.view.ed.get(k) : null;
       if (!d || !d.w || this.memberLink(k)) return;
       lo = Math.min(lo, d.w);
       hi = Math.max(hi, d.w);
     });
     /** @type {[number, number]} */
     const v = Number.isFinite(lo) ? [Math.log(lo), Math.log(hi)] : [0, 0];
-    this.wRange = { at, v };
+    this.view.wRange = { at, v };
     return v;
   }
 
-  /** @this {View} */
   restyleAll() {
     this.countHighlights();
-    this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
+    this.view.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
     // the hint must name "type": without hints sigma 3 repaints edges in place
     // and throws for edges not indexed yet ("can't be repaint")
-    this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
+    this.view.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a), {
       attributes: ["color", "size", "type", "label", "forceLabel", "hidden", "zIndex"],
     });
   }
 
-  /** @this {View} */
   countHighlights() {
-    this.hlCount = 0;
-    this.ehlCount = 0;
-    for (const d of this.nd.values()) if (d.h) this.hlCount++;
-    for (const d of this.ed.values()) if (d.h) this.ehlCount++;
+    this.view.hlCount = 0;
+    this.view.ehlCount = 0;
+    for (const d of this.view.nd.values()) if (d.h) this.view.hlCount++;
+    for (const d of this.view.ed.values()) if (d.h) this.view.ehlCount++;
   }
 
   /**
-   * @this {View}
    * @param {Iterable<string>} keys
    */
   restyleNodes(keys) {
-    for (const k of keys) if (this.graph.hasNode(k)) this.graph.updateNodeAttributes(k, (a) => this.styleNode(k, a));
+    for (const k of keys) if (this.view.graph.hasNode(k)) this.view.graph.updateNodeAttributes(k, (a) => this.styleNode(k, a));
   }
 
   /**
-   * @this {View}
    * @param {Iterable<string>} keys
    */
   restyleEdges(keys) {
-    for (const k of keys) if (this.graph.hasEdge(k)) this.graph.updateEdgeAttributes(k, (a) => this.styleEdge(k, a));
+    for (const k of keys) if (this.view.graph.hasEdge(k)) this.view.graph.updateEdgeAttributes(k, (a) => this.styleEdge(k, a));
   }
 
   /**
-   * @this {View}
    * @returns {import("./spare.js").SigmaSettings}
    */
   sigmaSettings() {
-    const t = this.theme;
-    const N = this.graph.order, E = this.graph.size;
+    const t = this.view.theme;
+    const N = this.view.graph.order, E = this.view.graph.size;
     const font = t.font;
     return {
       allowInvalidContainer: true,
-      defaultNodeType: this.nodeType,
-      defaultEdgeType: this.edgeType,
+      defaultNodeType: this.view.nodeType,
+      defaultEdgeType: this.view.edgeType,
       // only the programs this graph needs (each costs a shader compile)
-      nodeProgramClasses: pick(PROGRAMS.nodes, [this.nodeType, "ring"]),
-      edgeProgramClasses: pick(PROGRAMS.edges, this.edgeType === "arrow" ? ["arrow", "band"] : ["fast"]),
-      renderEdgeLabels: this.edgeLabels,
+      nodeProgramClasses: pick(PROGRAMS.nodes, [this.view.nodeType, "ring"]),
+      edgeProgramClasses: pick(PROGRAMS.edges, this.view.edgeType === "arrow" ? ["arrow", "band"] : ["fast"]),
+      renderEdgeLabels: this.view.edgeLabels,
       enableEdgeEvents: E <= LIMITS.edgeEvents,
       hideEdgesOnMove: E > 30000,
       hideLabelsOnMove: N > 5000,
@@ -290,9 +285,9 @@ export class StyleMethods extends ViewState {
       zIndex: N <= 5000,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
-      defaultDrawNodeLabel: (ctx, d, s) => this.drawLabel(ctx, d, s),
-      defaultDrawNodeHover: (ctx, d, s) => this.drawHover(ctx, d, s),
-      defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.drawEdgeLabel(ctx, e, sd, td, s),
+      defaultDrawNodeLabel: (ctx, d, s) => this.view.captions.drawLabel(ctx, d, s),
+      defaultDrawNodeHover: (ctx, d, s) => this.view.captions.drawHover(ctx, d, s),
+      defaultDrawEdgeLabel: (ctx, e, sd, td, s) => this.view.edgeText.drawEdgeLabel(ctx, e, sd, td, s),
     };
   }
 
@@ -305,11 +300,10 @@ export class StyleMethods extends ViewState {
   // width once zoomed that far); and every node is offered a caption, placed among the nodes in view where it finds
   // room (captions.js).
   /**
-   * @this {View}
    * @returns {import("./spare.js").SigmaSettings}
    */
   zoomSettings() {
-    const N = this.graph.order, grow = this.zoomGrow || 1;
+    const N = this.view.graph.order, grow = this.view.zoomGrow || 1;
     if (grow > 1) {
       return {
         zoomToSizeRatioFunction: (ratio) => (ratio * grow >= 1 ? ratio : Math.sqrt(Math.sqrt(ratio * grow)) / grow),
@@ -324,13 +318,12 @@ export class StyleMethods extends ViewState {
       minEdgeThickness: 1.7,
       labelDensity: N <= 300 ? 1 : 0.6,
       labelGridCellSize: N <= 300 ? 60 : 100,
-      labelRenderedSizeThreshold: N <= 300 ? 0 : this.baseSize * 1.45,
+      labelRenderedSizeThreshold: N <= 300 ? 0 : this.view.baseSize * 1.45,
     };
   }
 
-  /** @this {View} */
   updateLabelColors() {
     /** @type {string[]} */
-    this.labelColors = this.labels.map((lab) => (lab ? colorOf(lab.color, this.theme.node) : this.theme.node));
+    this.view.labelColors = this.view.labels.map((lab) => (lab ? colorOf(lab.color, this.view.theme.node) : this.view.theme.node));
   }
 }

@@ -1,6 +1,8 @@
-// The view: its state, how it builds a drawing from a payload, and how it follows the model and the page. Its other
-// methods live in parts (index.js composes them): renderer.js, style.js, captions.js, edgelabels.js, actions.js,
-// delta.js, filter.js, snapshot.js, export.js, layouts/index.js.
+// The view: its state (state.js), how it builds a drawing from a payload, and how it follows the model and the page.
+// The rest is done by its parts, each an object it holds in a field and each holding the view (their state and one
+// another's): view.rendering (renderer.js), .styles (style.js), .captions (captions.js), .edgeText (edgelabels.js),
+// .actions (actions.js), .deltas (delta.js), .drill (drill.js), .report (snapshot.js), .exporter (export.js),
+// .filters (filter.js) and .layouts (layouts/index.js).
 import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
 import { startPositions } from "./layout.js";
 import { buildUI } from "./ui.js";
@@ -8,14 +10,22 @@ import { readTheme } from "./theme.js";
 import { makeHooks } from "./hooks.js";
 import { sendToKernel } from "./protocol.js";
 import { taken, inflateJSON } from "./read.js";
-import { nextSeen } from "./renderer.js";
+import { nextSeen, Rendering } from "./renderer.js";
 import { ViewState } from "./state.js";
+import { Styles } from "./style.js";
+import { Captions } from "./captions.js";
+import { EdgeText } from "./edgelabels.js";
+import { Actions } from "./actions.js";
+import { Deltas } from "./delta.js";
+import { Drill } from "./drill.js";
+import { Report } from "./snapshot.js";
+import { Exporter } from "./export.js";
+import { Filters } from "./filter.js";
+import { Layouts } from "./layouts/index.js";
 
 /** @typedef {import("./state.js").Model} Model */
 /** @typedef {import("./state.js").HostElement} HostElement */
 /** @typedef {import("./state.js").ViewFields} ViewFields */
-
-/** @typedef {import("./index.js").View} View */
 
 let instances = 0;
 
@@ -26,7 +36,6 @@ export class CanvasView extends ViewState {
    */
   constructor(model, el) {
     super();
-    const view = /** @type {View} */ (/** @type {unknown} */ (this)); // the parts' methods are composed onto the prototype below
     this.model = model;
     this.el = el;
     this.instanceId = 0;
@@ -49,41 +58,37 @@ export class CanvasView extends ViewState {
     /** @type {ViewFields["disposers"]} */
     this.disposers = [];
     this.generation = 0;
+    // the parts: each reads and sets the view's state, and calls the others through these fields
+    this.rendering = new Rendering(this);
+    this.styles = new Styles(this);
+    this.captions = new Captions(this);
+    this.edgeText = new EdgeText(this);
+    this.actions = new Actions(this);
+    this.deltas = new Deltas(this);
+    this.drill = new Drill(this);
+    this.report = new Report(this);
+    this.exporter = new Exporter(this);
+    this.filters = new Filters(this);
+    this.layouts = new Layouts(this);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
     root.setAttribute("data-gestalt-canvas", "");
     el.appendChild(root);
     this.root = root;
-    this.ui = buildUI(root, {
-      fit: () => view.fit(),
-      hide: () => view.hideSelected(),
-      pin: () => view.pinSelected(),
-      undo: () => view.undoLast(),
-      collapse: () => view.collapseSelected(),
-      search: (q) => view.search(q),
-      pick: (key) => view.pick(key),
-    });
-    // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
-    root.addEventListener("focusin", (e) => (this.focused = /** @type {HTMLElement} */ (e.target)));
-    root.addEventListener("focusout", () =>
-      setTimeout(() => {
-        if (this.root.isConnected && !this.root.contains(document.activeElement)) this.focused = null;
-      }, 0)
-    );
-    this.hooks = makeHooks(view);
+    this.ui = buildUI(root, buttons(this.actions));
+    this.hooks = makeHooks(this);
     root.gestaltCanvas = this.hooks;
     el.gestaltCanvas = this.hooks;
-    view.addOutButtons(); // export.js: PNG, SVG, Path
+    this.exporter.addOutButtons(); // export.js: PNG, SVG, Path
     this.theme = readTheme(root);
 
-    listenToModel(view);
-    watchPage(view);
-    view.applyHeight();
-    view.load();
+    listenToModel(this);
+    watchPage(this);
+    this.applyHeight();
+    this.load();
   }
 
-  /** @this {View} */
   newPromises() {
     this.readyPromise = new Promise((r) => (this.resolveReady = r));
     this.settledPromise = new Promise((r) => (this.resolveSettled = r));
@@ -91,7 +96,6 @@ export class CanvasView extends ViewState {
 
   // The base graph arrives gzip-compressed in `graph_gz` (bytes; small in saved notebooks) or as
   // plain JSON in `graph`; decompressing is asynchronous, so hooks wait on promises made up front.
-  /** @this {View} */
   async load() {
     const token = (this.loadToken = (this.loadToken || 0) + 1);
     if (!this.pendingPromises) {
@@ -113,7 +117,6 @@ export class CanvasView extends ViewState {
     this.build();
   }
 
-  /** @this {View} */
   build() {
     this.teardown();
     const t0 = performance.now();
@@ -132,49 +135,48 @@ export class CanvasView extends ViewState {
     const counted = [this.hlCount, this.ehlCount];
     this.forget(); // nothing selected, hidden or undoable: a new drawing
     this.theme = readTheme(this.root);
-    this.updateLabelColors();
-    this.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
+    this.styles.updateLabelColors();
+    this.filters.readView(p.view); // encodings, layout and filter the Python side asked for (filter.js)
     this.enc = null;
     this.layoutPromise = null;
 
     const N = p.nodes.length, E = edgeCount(p);
-    this.sizing(N, E);
+    this.styles.sizing(N, E);
     const graph = newGraph();
     this.graph = graph;
     this.nd = new Map(); // node key -> {c, lc, l, L, h, p, deg, fixed}
     this.ed = new Map(); // edge key -> {y, h, p}
     /** @type {Record<string, number>} */
     const m = (this.times.marks = { payload: t0 });
-    addItems(graph, this, p.nodes, p.edges, this.styler(), undefined, p.ec);
+    addItems(graph, this, p.nodes, p.edges, this.styles.styler(), undefined, p.ec);
     m.graph = performance.now();
     this.asShown = false;
     if (p.at) this.placeAsShown(p.at); // to_html: where the notebook's page showed them, and no layout runs
-    else if (this.layoutName() !== "force") this.placeComputed(); // a computed layout needs no start positions
+    else if (this.layouts.layoutName() !== "force") this.layouts.placeComputed(); // a computed layout needs no start positions
     else {
-      this.fitSizes(null); // no room per node kept from a computed layout drawn before
+      this.layouts.fitSizes(null); // no room per node kept from a computed layout drawn before
       startPositions(graph);
     }
-    const enc = this.encode();
-    this.countHighlights();
-    if (this.pendingFilter) this.applyFilterOp(this.pendingFilter);
-    else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.restyleAll();
+    const enc = this.filters.encode();
+    this.styles.countHighlights();
+    if (this.pendingFilter) this.filters.applyFilterOp(this.pendingFilter);
+    else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.styles.restyleAll();
     m.positions = performance.now();
 
     this.showState();
     this.instanceId = ++instances;
     this.camState = null;
     m.ui = performance.now();
-    this.makeRenderer();
+    this.rendering.makeRenderer();
     m.sigma = performance.now();
-    this.waitFirstFrame();
+    this.rendering.waitFirstFrame();
 
     const want = this.model.get("selected");
-    if (Array.isArray(want) && want.length) this.setSelection(want, false);
+    if (Array.isArray(want) && want.length) this.actions.setSelection(want, false);
     const rev = this.model.get("revision");
-    if (typeof rev === "number" && rev > 0) this.askSync();
+    if (typeof rev === "number" && rev > 0) this.deltas.askSync();
   }
   // The interaction state of a drawing, as a new one starts it.
-  /** @this {View} */
   forget() {
     this.revision = 0;
     this.syncAsked = -1;
@@ -185,19 +187,17 @@ export class CanvasView extends ViewState {
   }
 
   // The notes, legend, count, status line, panel and buttons, as the state now says.
-  /** @this {View} */
   showState() {
     this.ui.setNotes(this.payload.notes.concat(this.layoutNote ? [this.layoutNote] : []));
-    this.updateLegend();
-    this.updateCount();
+    this.filters.updateLegend();
+    this.actions.updateCount();
     this.ui.setStatus("", "info");
     this.ui.showInfo(null);
-    this.updateButtons();
+    this.actions.updateButtons();
   }
 
 
   /**
-   * @this {View}
    * @param {Record<string, unknown>} at
    */
   placeAsShown(at) {
@@ -214,7 +214,6 @@ export class CanvasView extends ViewState {
     this.asShown = true;
   }
 
-  /** @this {View} */
   applyHeight() {
     let hgt = Number(this.model.get("height"));
     if (!Number.isFinite(hgt) || hgt < 120) hgt = 480;
@@ -222,35 +221,32 @@ export class CanvasView extends ViewState {
     this.ui.panel.style.maxHeight = Math.min(hgt, 4000) + 60 + "px";
   }
 
-  /** @this {View} */
   applySettings() {
     // settings.caption is applied by Python (it builds captions); nothing to redraw here.
-    this.updateButtons();
+    this.actions.updateButtons();
   }
 
-  /** @this {View} */
   applyTheme() {
     const next = readTheme(this.root);
     if (this.theme && next.bg === this.theme.bg && next.fg === this.theme.fg) return;
     this.theme = next;
-    this.updateLabelColors();
+    this.styles.updateLabelColors();
     if (this.graph && this.enc) {
-      this.encode(); // the sequential scale depends on the background
-      this.updateLegend();
+      this.filters.encode(); // the sequential scale depends on the background
+      this.filters.updateLegend();
     }
     if (!this.renderer) return;
-    const s = this.sigmaSettings();
+    const s = this.styles.sigmaSettings();
     this.renderer.setSetting("labelColor", /** @type {{color: string}} */ (s.labelColor));
     this.renderer.setSetting("edgeLabelColor", /** @type {{color: string}} */ (s.edgeLabelColor));
-    this.restyleAll();
+    this.styles.restyleAll();
   }
 
-  /** @this {View} */
   onResize() {
     if (!this.root.isConnected) return; // taken out of the page (an output drawn again: see adopted())
     this.ui.setNarrow(this.root.clientWidth > 0 && this.root.clientWidth < 620);
     if (!this.renderer) return;
-    if (this.layoutSpacing) this.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
+    if (this.layoutSpacing) this.layouts.fitSizes(this.layoutSpacing); // node sizes follow the room a computed layout leaves
     if (this.pendingFirstFrame) {
       this.firstFrameGo();
       return;
@@ -260,24 +256,21 @@ export class CanvasView extends ViewState {
   }
 
   /**
-   * @this {View}
    * @param {import("./protocol.js").PageMessage} msg
    */
   send(msg) {
     sendToKernel(this.model, msg);
   }
 
-  /** @this {View} */
   teardown() {
     clearTimeout(this.reportTimer);
     if (this.layout) this.layout.stop();
     this.layout = null;
-    this.dropRenderer();
+    this.rendering.dropRenderer();
     this.suspended = false;
     this.ui.hideTip();
   }
 
-  /** @this {View} */
   destroy() {
     this.teardown();
     for (const d of this.disposers.splice(0)) d();
@@ -287,8 +280,25 @@ export class CanvasView extends ViewState {
   }
 }
 
+// What the toolbar's buttons, search box and search list do: the actions part's.
+/**
+ * @param {Actions} a
+ * @returns {import("./ui.js").UIActions}
+ */
+function buttons(a) {
+  return {
+    fit: () => a.fit(),
+    hide: () => a.hideSelected(),
+    pin: () => a.pinSelected(),
+    undo: () => a.undoLast(),
+    collapse: () => a.collapseSelected(),
+    search: (q) => a.search(q),
+    pick: (key) => a.pick(key),
+  };
+}
+
 // The model's changes and messages, each followed while the view lives (disposers undo them).
-/** @param {View} view */
+/** @param {CanvasView} view */
 function listenToModel(view) {
   const model = view.model;
   /** @type {(name: string, fn: (...args: any[]) => void) => void} */
@@ -298,10 +308,10 @@ function listenToModel(view) {
   };
   listen("change:graph", () => view.load());
   listen("change:graph_gz", () => view.load());
-  listen("change:selected", () => view.selectFromModel());
+  listen("change:selected", () => view.actions.selectFromModel());
   listen("change:height", () => view.applyHeight());
   listen("change:settings", () => view.applySettings());
-  listen("msg:custom", (msg) => view.onMessage(msg));
+  listen("msg:custom", (msg) => view.deltas.onMessage(msg));
   listen("change:revision", () => {
     // a delta message may still be on its way: ask for a sync only if we stay behind, and again every few seconds
     // while we do (an answer lost on a busy machine is asked for again, never waited for forever)
@@ -309,7 +319,7 @@ function listenToModel(view) {
     const check = (/** @type {boolean} */ again) => {
       const r = view.model.get("revision");
       if (typeof r !== "number" || r <= view.revision || view.instanceId === -1) return;
-      if (view.renderer) view.askSync(again);
+      if (view.renderer) view.deltas.askSync(again);
       view.revTimer = setTimeout(() => check(true), 3000);
     };
     view.revTimer = setTimeout(() => check(false), 1500);
@@ -317,10 +327,17 @@ function listenToModel(view) {
   view.disposers.push(() => clearTimeout(view.revTimer));
 }
 
-// The page around the view: in sight or not (renderers are suspended out of sight), resized, re-themed.
-/** @param {View} view */
+// The page around the view: in sight or not (renderers are suspended out of sight), resized, re-themed, focused.
+/** @param {CanvasView} view */
 function watchPage(view) {
   const root = view.root;
+  // what has the keyboard in this canvas (the search box, say): given back after a move (adopted())
+  root.addEventListener("focusin", (e) => (view.focused = /** @type {HTMLElement} */ (e.target)));
+  root.addEventListener("focusout", () =>
+    setTimeout(() => {
+      if (root.isConnected && !root.contains(document.activeElement)) view.focused = null;
+    }, 0)
+  );
   view.visible = typeof IntersectionObserver === "undefined"; // else told by the observer
   if (typeof IntersectionObserver !== "undefined") {
     const io = new IntersectionObserver(
@@ -329,7 +346,7 @@ function watchPage(view) {
           view.visible = e.isIntersecting;
           if (view.visible) {
             view.seen = nextSeen();
-            view.resume();
+            view.rendering.resume();
           }
         }
       },

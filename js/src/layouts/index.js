@@ -4,9 +4,8 @@
 import { layered } from "./layered.js";
 import { radial, circular, grid, positions } from "./simple.js";
 import { startPositions, SPACING } from "../layout.js";
-import { ViewState } from "../state.js";
 
-/** @typedef {import("../index.js").View} View */
+/** @typedef {import("../view.js").CanvasView} View */
 /** @typedef {{name: string, options?: Record<string, unknown>}} LayoutSpec  a layout and its options */
 
 export const LAYOUTS = ["force", "layered", "radial", "circular", "grid", "positions"];
@@ -46,7 +45,7 @@ export function targets(view, spec) {
   const keys = g.nodes();
   const name = spec.name || "force";
   /** @type {Record<string, any> & {gap: number, aspect: number}} options as the Python side gave them (each layout reads its own) */
-  const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layoutAspect ? view.layoutAspect() : 1.4 };
+  const opts = { ...(spec.options || {}), gap: SPACING, aspect: view.layouts.layoutAspect ? view.layouts.layoutAspect() : 1.4 };
   /** @type {{pos: (number[] | undefined)[], spacing?: number[]}} */
   let res = { pos: [] };
   /** @type {string | null} */
@@ -100,13 +99,17 @@ function finish(keys, res, note) {
   return { pos: out, note, spacing: res.spacing || null };
 }
 
-export class LayoutMethods extends ViewState {
+export class Layouts {
+  /** @param {View} view  the view: the state this part reads and sets, and its other parts */
+  constructor(view) {
+    this.view = view;
+  }
+
   /**
-   * @this {View}
    * @returns {number}
    */
   layoutAspect() {
-    const b = this.ui.sigmaBox;
+    const b = this.view.ui.sigmaBox;
     return b.clientWidth && b.clientHeight ? (b.clientWidth - 120) / Math.max(1, b.clientHeight - 48) : 1.4;
   }
 
@@ -114,62 +117,58 @@ export class LayoutMethods extends ViewState {
   // apart at full view (spacing: slot distance as a fraction of the drawing's extent).
   // Called again on resize (the box may have no size yet at the first build).
   /**
-   * @this {View}
    * @param {number[] | null | undefined} spacing
    */
   fitSizes(spacing) {
-    const b = this.ui.sigmaBox;
-    const before = this.sizeCap;
-    this.layoutSpacing = spacing;
-    this.sizeCap = null;
+    const b = this.view.ui.sigmaBox;
+    const before = this.view.sizeCap;
+    this.view.layoutSpacing = spacing;
+    this.view.sizeCap = null;
     if (spacing && b.clientWidth && b.clientHeight) {
       const px = Math.min(spacing[0] * (b.clientWidth - 40), spacing[1] * (b.clientHeight - 40));
-      this.sizeCap = Math.max(1.2, 0.42 * px);
+      this.view.sizeCap = Math.max(1.2, 0.42 * px);
     }
     // nodes held below their own size grow with the zoom until they reach it (zoomSettings)
-    this.zoomGrow = this.sizeCap ? Math.max(1, (this.baseSize * 1.3) / this.sizeCap) : 1;
-    if (before === this.sizeCap || (!before && !this.sizeCap)) return;
-    if (this.renderer) {
-      this.renderer.setSettings(this.zoomSettings());
-      this.restyleAll();
+    this.view.zoomGrow = this.view.sizeCap ? Math.max(1, (this.view.baseSize * 1.3) / this.view.sizeCap) : 1;
+    if (before === this.view.sizeCap || (!before && !this.view.sizeCap)) return;
+    if (this.view.renderer) {
+      this.view.renderer.setSettings(this.view.styles.zoomSettings());
+      this.view.styles.restyleAll();
     } else {
-      this.graph.updateEachNodeAttributes((k, a) => this.styleNode(k, a));
-      this.graph.updateEachEdgeAttributes((k, a) => this.styleEdge(k, a)); // lines follow zoomGrow
+      this.view.graph.updateEachNodeAttributes((k, a) => this.view.styles.styleNode(k, a));
+      this.view.graph.updateEachEdgeAttributes((k, a) => this.view.styles.styleEdge(k, a)); // lines follow zoomGrow
     }
   }
 
   /**
-   * @this {View}
    * @returns {string}
    */
   layoutName() {
-    return (this.layoutSpec && this.layoutSpec.name) || "force";
+    return (this.view.layoutSpec && this.view.layoutSpec.name) || "force";
   }
 
-  /** @this {View} */
+  /** @private */
   newLayoutPromise() {
-    this.layoutPromise = new Promise((r) => (this.resolveLayout = r));
+    this.view.layoutPromise = new Promise((r) => (this.view.resolveLayout = r));
   }
 
-  /** @this {View} */
   layoutSettled() {
-    if (this.resolveLayout) this.resolveLayout();
+    if (this.view.resolveLayout) this.view.resolveLayout();
   }
 
   // Positions of a computed (non-force) layout written straight into the graph (first build).
-  /** @this {View} */
   placeComputed() {
-    const { pos, note, spacing, fallback } = targets(this, this.layoutSpec);
-    this.layoutNote = note;
+    const { pos, note, spacing, fallback } = targets(this.view, this.view.layoutSpec);
+    this.view.layoutNote = note;
     this.fitSizes(spacing);
     if (fallback) {
-      this.layoutSpec = { name: fallback }; // e.g. positions without any coordinates: force runs
-      startPositions(this.graph);
+      this.view.layoutSpec = { name: fallback }; // e.g. positions without any coordinates: force runs
+      startPositions(this.view.graph);
     }
     if (!pos) return;
-    this.graph.updateEachNodeAttributes((k, a) => {
+    this.view.graph.updateEachNodeAttributes((k, a) => {
       const p = pos.get(k);
-      if (p && !(this.nd.get(k) || {}).fixed) {
+      if (p && !(this.view.nd.get(k) || {}).fixed) {
         a.x = f32(p[0]);
         a.y = f32(p[1]);
       }
@@ -179,56 +178,55 @@ export class LayoutMethods extends ViewState {
 
   // Switch to layout `spec` ({name, options}) on the live canvas.
   /**
-   * @this {View}
    * @param {LayoutSpec} spec
    */
   setLayout(spec) {
     if (!spec || !LAYOUTS.includes(spec.name)) return;
-    this.layoutSpec = spec;
-    this.asShown = false;
-    if (this.layout) this.layout.stop();
-    this.layout = null;
+    this.view.layoutSpec = spec;
+    this.view.asShown = false;
+    if (this.view.layout) this.view.layout.stop();
+    this.view.layout = null;
     this.newLayoutPromise();
-    let { pos, note, spacing, fallback } = targets(this, spec);
+    let { pos, note, spacing, fallback } = targets(this.view, spec);
     if (fallback) {
-      spec = this.layoutSpec = { name: fallback };
-      pos = targets(this, spec).pos;
+      spec = this.view.layoutSpec = { name: fallback };
+      pos = targets(this.view, spec).pos;
     }
-    this.layoutNote = note;
+    this.view.layoutNote = note;
     this.fitSizes(spacing);
-    this.ui.setNotes(this.payload.notes.concat(note ? [note] : []));
+    this.view.ui.setNotes(this.view.payload.notes.concat(note ? [note] : []));
     /** @type {[string, number, number, number, number][]} */
     const moving = [];
-    this.graph.forEachNode((k, a) => {
+    this.view.graph.forEachNode((k, a) => {
       const p = pos && pos.get(k);
-      if (p && !this.nd.get(k).fixed) moving.push([k, a.x, a.y, p[0], p[1]]);
+      if (p && !this.view.nd.get(k).fixed) moving.push([k, a.x, a.y, p[0], p[1]]);
     });
     // keep pinned nodes where they are: centre the new layout on the old drawing's centre
-    const token = (this.layoutToken = (this.layoutToken || 0) + 1);
+    const token = (this.view.layoutToken = (this.view.layoutToken || 0) + 1);
     const done = () => {
-      if (token !== this.layoutToken) return;
-      if (this.renderer) this.renderer.refresh();
-      this.fit();
-      if (spec.name === "force") this.startLayout();
-      else setTimeout(() => token === this.layoutToken && this.layoutSettled(), 320); // after the camera's refit
+      if (token !== this.view.layoutToken) return;
+      if (this.view.renderer) this.view.renderer.refresh();
+      this.view.actions.fit();
+      if (spec.name === "force") this.view.rendering.startLayout();
+      else setTimeout(() => token === this.view.layoutToken && this.layoutSettled(), 320); // after the camera's refit
     };
     const write = (/** @type {number} */ t) => {
       /** @type {Map<string, number[]>} */
       const m = new Map();
       for (const [k, x0, y0, x1, y1] of moving) m.set(k, [f32(x0 + (x1 - x0) * t), f32(y0 + (y1 - y0) * t)]);
-      this.graph.updateEachNodeAttributes((k, a) => {
+      this.view.graph.updateEachNodeAttributes((k, a) => {
         const p = m.get(k);
         if (p) (a.x = p[0]), (a.y = p[1]);
         return a;
       }, { attributes: ["x", "y"] });
     };
-    if (!this.renderer || moving.length > 5000) {
+    if (!this.view.renderer || moving.length > 5000) {
       write(1);
       return done();
     }
     const t0 = performance.now(), ms = 450;
     const step = () => {
-      if (token !== this.layoutToken) return;
+      if (token !== this.view.layoutToken) return;
       const t = Math.min(1, (performance.now() - t0) / ms);
       write(t < 1 ? 1 - Math.pow(1 - t, 3) : 1);
       if (t < 1) requestAnimationFrame(step);
