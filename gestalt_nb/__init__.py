@@ -27,7 +27,7 @@ _NAMES = {
     **dict.fromkeys(["QueryResult"], "cypher.result"),
     **dict.fromkeys(["Edge", "Node", "Subgraph"], "graph.subgraph"),
     **dict.fromkeys(["connect", "connection", "create", "demo", "last_result", "use"], "api.opening"),
-    **dict.fromkeys(["explain", "live", "query_history", "query_subgraph", "run", "saved_snippets", "schema", "shortest_path"], "api.querying"),
+    **dict.fromkeys(["diff", "explain", "live", "query_history", "query_subgraph", "run", "saved_snippets", "schema", "shortest_path"], "api.querying"),
     **dict.fromkeys(["from_networkx", "load_edges", "load_graph_documents", "load_nodes"], "api.loading"),
     **dict.fromkeys(["explore", "overview", "show", "show_retrieval", "show_trace"], "api.drawing"),
     **dict.fromkeys(["answer", "extract", "ingest_graph_documents", "plan", "set_planner_model"], "api.asking"),
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads 
     from .api.drawing import explore, overview, show, show_retrieval, show_trace
     from .api.loading import from_networkx, load_edges, load_graph_documents, load_nodes
     from .api.opening import connect, connection, create, demo, last_result, use
-    from .api.querying import explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
+    from .api.querying import diff, explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
     from .cypher.result import QueryResult
     from .graph.subgraph import Edge, Node, Subgraph
     from .session import Connection

@@ -31,7 +31,7 @@ class Capabilities:
     schema and overview, each the lower module's own function with this connection first."""
 
     def run(self, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None, timeout: float | None = None,
-            memory_limit: int | str | None = None, budget: Budget | None = None) -> QueryResult:
+            memory_limit: int | str | None = None, budget: Budget | None = None, as_of: Any = None, known_at: Any = None) -> QueryResult:
         """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
 
         Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
@@ -40,8 +40,14 @@ class Capabilities:
         budget (``timeout`` seconds, default ``settings.timeout``) and a memory budget (what the
         process may gain, ``memory_limit``, default ``settings.memory_limit``); a read that spends
         either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
-        it. ``budget`` passes both at once (agent tools do).
+        it. ``budget`` passes both at once (agent tools do). ``as_of`` (and ``known_at``) read the graph valid at that
+        moment as recorded by then (:mod:`gestalt_nb.temporal.asof`); a write with them is refused.
         """
+        if as_of is not None or known_at is not None:
+            from .temporal.asof import run_as_of  # deferred: keeps %load_ext light
+
+            return run_as_of(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget,
+                as_of=as_of, known_at=known_at)
         from .cypher.query import run  # deferred: keeps %load_ext light
 
         return run(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
@@ -92,21 +98,25 @@ class Capabilities:
         return shortest_path(self, a, b, types=types, max_hops=max_hops, direction=direction, all_shortest=all_shortest, timeout=timeout)
 
     def load_nodes(self, df: Any, *, id: str, label: str | None = None, label_column: str | None = None, properties: Iterable[str] | None = None,
-            keep_id: bool | None = None) -> LoadResult:
+            keep_id: bool | None = None, valid_from: str | None = None, valid_to: str | None = None) -> LoadResult:
         """Create or update one node per row: ``id`` column, a fixed ``label`` or a ``label_column``.
 
         ``properties`` defaults to every other column. Missing values (None/NaN/NaT/pd.NA) leave the
         property out. Integer ids become ``__lc_int__:N`` exactly as the adapter's ingestion does; the
         integer is also kept as a property named after the id column (``keep_id``, on by default for
         integer ids unless the column is called ``id``), so ``WHERE n.member = 0`` and ``ORDER BY``
-        work on the number.
+        work on the number. With ``valid_from`` / ``valid_to`` (columns of dates, datetimes or epoch seconds; empty is
+        open) each row is also one version of its node, valid over ``[from, to)``, written through GestaltDB's temporal
+        API in the same transaction; only the rows valid now update the nodes every other read sees.
         """
         from .data.loading import load_nodes  # deferred: keeps %load_ext light
 
-        return load_nodes(self, df, id=id, label=label, label_column=label_column, properties=properties, keep_id=keep_id)
+        return load_nodes(self, df, id=id, label=label, label_column=label_column, properties=properties, keep_id=keep_id,
+            valid_from=valid_from, valid_to=valid_to)
 
     def load_edges(self, df: Any, *, source: str, target: str, type: str | None = None, type_column: str | None = None, id: str | None = None,
-            id_prefix: str | None = None, properties: Iterable[str] | None = None, directed: bool = True) -> LoadResult:
+            id_prefix: str | None = None, properties: Iterable[str] | None = None, directed: bool = True, valid_from: str | None = None,
+            valid_to: str | None = None) -> LoadResult:
         """Create or update one relationship per row between nodes that already exist.
 
         Without ``id``, a relationship is identified by (source, type, target): re-loading updates
@@ -117,12 +127,14 @@ class Capabilities:
         stores one relationship per unordered pair and type: a row (b, a) after (a, b) is merged into
         it (with a warning); query such graphs with ``-[:T]-``. With the default ``directed=True``,
         pairs present in both directions are kept as two relationships, with a warning.
-        A property column named ``type`` is refused: the relationship type is stored there.
+        A property column named ``type`` is refused: the relationship type is stored there. With ``valid_from`` /
+        ``valid_to`` each row is also one version of its relationship (as ``load_nodes`` says; directed only).
         """
         from .data.loading import load_edges  # deferred: keeps %load_ext light
 
         return load_edges(
             self, df, source=source, target=target, type=type, type_column=type_column, id=id, id_prefix=id_prefix, properties=properties, directed=directed,
+            valid_from=valid_from, valid_to=valid_to,
         )
 
     def from_networkx(self, G: Any, *, label: str | dict[Any, str] = "Node", type: str = "LINKS", label_attr: str | None = None,

@@ -24,6 +24,7 @@ LAYERS = {
     "display": 1,
     "graph": 2,
     "cypher": 3,
+    "temporal": 3.2,  # time as an axis: history in (engine versions), reads as of a moment over cypher/, diffs
     "grouped": 3.5,  # seeing a graph whole: reads through graph/, budgets from cypher/
     "data": 4,
     "claims": 5,

@@ -12,10 +12,10 @@ from .asking import answer, extract, ingest_graph_documents, plan, set_planner_m
 from .drawing import explore, overview, show, show_retrieval, show_trace
 from .loading import from_networkx, load_edges, load_graph_documents, load_nodes
 from .opening import connect, connection, create, demo, last_result, use
-from .querying import explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
+from .querying import diff, explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
 
 __all__ = [
-    "answer", "connect", "connection", "create", "demo", "explain", "explore", "extract", "from_networkx",
+    "answer", "connect", "connection", "create", "demo", "diff", "explain", "explore", "extract", "from_networkx",
     "ingest_graph_documents", "last_result", "live", "load_edges", "load_graph_documents", "load_nodes", "overview", "plan",
     "query_history", "query_subgraph", "run", "saved_snippets", "schema", "set_planner_model", "shortest_path",
     "show", "show_retrieval", "show_trace", "use",

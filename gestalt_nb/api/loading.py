@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 
 def load_nodes(df: Any, *, id: str, label: str | None = None, label_column: str | None = None,
-        properties: Iterable[str] | None = None, keep_id: bool | None = None,
-        alias: str | None = None) -> LoadResult:
+        properties: Iterable[str] | None = None, keep_id: bool | None = None, valid_from: str | None = None,
+        valid_to: str | None = None, alias: str | None = None) -> LoadResult:
     """Load a DataFrame as nodes, one per row, in one transaction (``%gload nodes``): all rows or none.
 
     A row whose id is already stored updates that node (labels added, later values win); rows repeating
@@ -39,6 +39,14 @@ def load_nodes(df: Any, *, id: str, label: str | None = None, label_column: str 
     keep_id : bool, optional
         Also keep an integer id as a property named after its column, so ``WHERE n.member = 0`` and
         ``ORDER BY`` work on the number; on by default for integer ids unless the column is called ``id``.
+    valid_from : str, optional
+        A column of the moment each row's version starts (dates, datetimes, ISO text or epoch seconds; empty: since
+        always). With it or ``valid_to`` every row is a version of its node in GestaltDB's history, valid over
+        ``[from, to)``, written in the same transaction; the rows valid now also update the current graph. A row
+        whose interval ends before it starts, or a moment that cannot be read, is refused with its row and column.
+        A later load over part of an interval wins there: a correction, and ``known_at`` earlier reads the old belief.
+    valid_to : str, optional
+        A column of the moment each row's version ends, excluded (empty: still valid).
     alias : str, optional
         The connection to load into; the current one by default.
 
@@ -53,12 +61,13 @@ def load_nodes(df: Any, *, id: str, label: str | None = None, label_column: str 
     >>> gestalt_nb.load_nodes(people, id="id", label="Person")
     <LoadResult nodes: 2 rows → 2 created, 0 updated, 0 unchanged in 0.01 s (138 rows/s)>
     """
-    return loading.load_nodes(REGISTRY.get(alias), df, id=id, label=label, label_column=label_column, properties=properties, keep_id=keep_id)
+    return loading.load_nodes(REGISTRY.get(alias), df, id=id, label=label, label_column=label_column, properties=properties, keep_id=keep_id,
+        valid_from=valid_from, valid_to=valid_to)
 
 
 def load_edges(df: Any, *, source: str, target: str, type: str | None = None, type_column: str | None = None,
         id: str | None = None, id_prefix: str | None = None, properties: Iterable[str] | None = None,
-        directed: bool = True, alias: str | None = None) -> LoadResult:
+        directed: bool = True, valid_from: str | None = None, valid_to: str | None = None, alias: str | None = None) -> LoadResult:
     """Load a DataFrame as relationships, one per row, in one transaction (``%gload edges``): all rows or none.
 
     Both ends of every row must already be stored (load the nodes first). The relationship type is kept
@@ -90,6 +99,14 @@ def load_edges(df: Any, *, source: str, target: str, type: str | None = None, ty
         ``False`` stores one relationship per unordered pair and type: a row (b, a) after (a, b) is merged
         into it, with a warning; query such a graph with ``-[:T]-``. With ``True``, pairs present in both
         directions are kept as two relationships, with a warning.
+    valid_from : str, optional
+        A column of the moment each row's version starts (dates, datetimes, ISO text or epoch seconds; empty: since
+        always). With it or ``valid_to`` every row is a version of its relationship in GestaltDB's history, valid over
+        ``[from, to)``, written in the same transaction; the rows valid now also update the current graph. A row
+        whose interval ends before it starts, or a moment that cannot be read, is refused with its row and column.
+        A later load over part of an interval wins there: a correction, and ``known_at`` earlier reads the old belief.
+    valid_to : str, optional
+        A column of the moment each row's version ends, excluded (empty: still valid).
     alias : str, optional
         The connection to load into; the current one by default.
 
@@ -106,7 +123,7 @@ def load_edges(df: Any, *, source: str, target: str, type: str | None = None, ty
     """
     return loading.load_edges(
         REGISTRY.get(alias), df, source=source, target=target, type=type, type_column=type_column, id=id, id_prefix=id_prefix, properties=properties,
-        directed=directed,
+        directed=directed, valid_from=valid_from, valid_to=valid_to,
     )
 
 

@@ -22,11 +22,12 @@ if TYPE_CHECKING:
     from ..cypher.explain_result import QueryPlan
     from ..graph.neighbourhood import SubgraphResult
     from ..graph.schema import SchemaResult
+    from ..temporal.diff import DiffResult
 
 
 def run(query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
         timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None,
-        alias: str | None = None) -> QueryResult:
+        as_of: Any = None, known_at: Any = None, alias: str | None = None) -> QueryResult:
     """Run Cypher on the current (or named) connection, exactly as ``%%gcypher`` does.
 
     Parameters
@@ -45,6 +46,11 @@ def run(query: str, params: dict[str, Any] | None = None, *, write: bool = False
         Memory the process may gain meanwhile, e.g. ``"2GiB"`` (default ``settings.memory_limit``).
     budget : Budget, optional
         ``timeout`` and ``memory_limit`` at once (what agent tools pass).
+    as_of : str, date, datetime or number, optional
+        Read the graph as it was valid at this moment (ISO text, a date or datetime, or epoch seconds), from the
+        history loaded with ``valid_from=`` / ``valid_to=`` (``%%gcypher --as-of``). Read-only: a write is refused.
+    known_at : str, date, datetime or number, optional
+        ... as it was recorded by this moment (default: everything recorded): what was believed before a correction.
     alias : str, optional
         The connection to query; the current one by default.
 
@@ -60,7 +66,8 @@ def run(query: str, params: dict[str, Any] | None = None, *, write: bool = False
     """
     chosen = REGISTRY.get(alias)
     try:
-        result = chosen.run(query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
+        result = chosen.run(query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget, as_of=as_of,
+            known_at=known_at)
     except GestaltError as exc:
         history.record_failure(chosen.alias, query, exc, write=write)
         raise
@@ -286,3 +293,50 @@ def live(query: str, params: dict[str, Any] | None = None, *, limit: int | None 
     >>> watch.stop()
     """
     return kept(Live(REGISTRY.get(alias), query, params, limit=limit, debounce=debounce, max_wait=max_wait, view_options=view_options))
+
+
+def diff(query: str, before: Any, after: Any, params: dict[str, Any] | None = None, *, known_at: Any = None, limit: int | None = None,
+        timeout: float | None = None, alias: str | None = None) -> DiffResult:
+    """What ``query`` returned at ``before`` and at ``after`` (valid times), compared: added, removed and changed.
+
+    Parameters
+    ----------
+    query : str
+        A read; it runs twice, as ``run(query, as_of=before)`` and ``run(query, as_of=after)``, each bounded as a read is.
+    before, after : str, date, datetime or number
+        The two moments (ISO text, a date or datetime, or epoch seconds).
+    params : dict, optional
+        Values for the query's ``$name`` parameters.
+    known_at : str, date, datetime or number, optional
+        Both reads as recorded by this moment (default: everything recorded).
+    limit : int, optional
+        At most this many rows per read (default ``settings.row_limit``).
+    timeout : float, optional
+        Seconds each read may take (default ``settings.timeout``).
+    alias : str, optional
+        The connection to query; the current one by default.
+
+    Returns
+    -------
+    DiffResult
+        ``.changes`` (a DataFrame: id, kind, change, property, before, after) and ``.subgraph``, the drawing coloured by
+        change (``gestalt_nb.show(result.subgraph, color="change")``).
+
+    Examples
+    --------
+    >>> gestalt_nb.diff("MATCH (p:Person)-[r:WORKS_AT]->(c:Company) RETURN p, r, c", "2021-01-01", "2024-01-01").changes
+    """
+    from ..temporal.diff import compare  # deferred: keeps %load_ext light
+
+    chosen = REGISTRY.get(alias)
+    old = chosen.run(query, params, limit=limit, timeout=timeout, as_of=before, known_at=known_at)
+    new = chosen.run(query, params, limit=limit, timeout=timeout, as_of=after, known_at=known_at)
+    words = [text.split(": ", 1)[0] for text in (old.notes[0], new.notes[0])]
+    result = compare(query, _moment_words(words[0]), _moment_words(words[1]), old.subgraph, new.subgraph)
+    result.notes = [note for note in (*old.notes[1:], *new.notes[1:])]
+    return result
+
+
+def _moment_words(note: str) -> str:
+    """``"Read as of 2021-01-01T00:00:00Z"`` → ``"2021-01-01T00:00:00Z"``."""
+    return note.removeprefix("Read as of ").split(",", 1)[0]

@@ -23,6 +23,7 @@ from langchain_gestaltdb import GestaltDBGraph
 
 from ..errors import GestaltError, storage_problem
 from ..graph import names
+from ..temporal import history, moments
 from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
 from .writes import _existing, _warn, _write
 
@@ -68,14 +69,19 @@ def load_nodes(
     label_column: str | None = None,
     properties: Iterable[str] | None = None,
     keep_id: bool | None = None,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
 ) -> LoadResult:
     """The work of :meth:`Connection.load_nodes <gestalt_nb.capabilities.Capabilities.load_nodes>`, ``connection`` first (documented there, once)."""
     if (label is None) == (label_column is None):
         raise GestaltError("Give exactly one of label='Label' or label_column='column'.")
-    _columns(df, {"id": id, "label_column": label_column})
-    columns = _properties(df, properties, {id, label_column} - {None})
+    _columns(df, {"id": id, "label_column": label_column, "valid_from": valid_from, "valid_to": valid_to})
+    columns = _properties(df, properties, {id, label_column, valid_from, valid_to} - {None})
     started = time.perf_counter()
     warn: list[str] = []
+    versions: list[Any] = []
+    if valid_from is not None or valid_to is not None:
+        df, versions = _node_history(df, id, label, label_column, columns, valid_from, valid_to)
     ids = _ids(df, id, warn)
     columns, notes = _integer_ids(ids, id, keep_id, columns)
     converted, any_missing = _converted_columns(df, columns, warn)
@@ -85,9 +91,31 @@ def load_nodes(
         notes.append(f"{merged:,} of {len(df):,} rows repeated an id in '{id}' and were merged into that node (labels added, later values win).")
     created, changed, unchanged = _nodes_against_stored(connection.db, nodes)
     del nodes
-    _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None)], len(created) + len(changed), "nodes")
+    _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None), ("commit_versions", versions, None)], len(created) + len(changed), "nodes")
     _warn(warn)
-    return LoadResult("nodes", len(df), len(created), len(changed), unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
+    notes += _history_note(versions, len(df))
+    return LoadResult("nodes", len(versions) or len(df), len(created), len(changed), unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
+
+
+def _history_note(versions: list[Any], current: int) -> list[str]:
+    if not versions:
+        return []
+    return [f"{len(versions):,} versions written to the history; {current:,} rows valid now updated the current graph."]
+
+
+def _node_history(df: Any, id: str, label: str | None, label_column: str | None, columns: list[str], valid_from: str | None,
+        valid_to: str | None) -> tuple[Any, list[Any]]:
+    """Every row as a node version (checked before anything is written), and the rows valid now."""
+    spans = moments.intervals(df, valid_from, valid_to, _where)
+    ids = _ids(df, id)
+    converted, any_missing = _converted_columns(df, columns, [])
+    rows = _rows(columns, converted, len(df), any_missing)
+    if label_column is None:
+        labels = [[label]] * len(df)
+    else:
+        labels = [sorted(set(_labels(value, _where(position, df.index[position], label_column)))) for position, value in enumerate(df[label_column].tolist())]
+    now = history.valid_at(spans, moments.now())
+    return df[now], history.node_writes(ids, labels, [{**row} for row in rows], spans)
 
 
 def _integer_ids(ids: list[str], id: str, keep_id: bool | None, columns: list[str]) -> tuple[list[str], list[str]]:
@@ -193,12 +221,14 @@ def load_edges(
     id_prefix: str | None = None,
     properties: Iterable[str] | None = None,
     directed: bool = True,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
 ) -> LoadResult:
     """The work of :meth:`Connection.load_edges <gestalt_nb.capabilities.Capabilities.load_edges>`, ``connection`` first (documented there, once)."""
     if (type is None) == (type_column is None):
         raise GestaltError("Give exactly one of type='TYPE' or type_column='column'.")
-    _columns(df, {"source": source, "target": target, "type_column": type_column, "id": id})
-    columns = _properties(df, properties, {source, target, type_column, id} - {None})
+    _columns(df, {"source": source, "target": target, "type_column": type_column, "id": id, "valid_from": valid_from, "valid_to": valid_to})
+    columns = _properties(df, properties, {source, target, type_column, id, valid_from, valid_to} - {None})
     if "type" in columns:
         raise GestaltError(
             "The column 'type' would be overwritten: GestaltDB keeps the relationship type in the property 'type'. "
@@ -207,6 +237,11 @@ def load_edges(
         )
     started = time.perf_counter()
     warn: list[str] = []
+    versions: list[Any] = []
+    if valid_from is not None or valid_to is not None:
+        if not directed:
+            raise GestaltError("valid_from=/valid_to= load directed relationships only; drop directed=False. Nothing was written.")
+        df, versions = _edge_history(connection.db, df, source, target, type, type_column, id, id_prefix, columns, (valid_from, valid_to))
     sources, targets = _ids(df, source, warn), _ids(df, target, warn)
     kinds = _kinds(df, type, type_column)
     given_ids = _given_ids(df, id, id_prefix)
@@ -224,9 +259,40 @@ def load_edges(
     new, changed, unchanged = _against_stored(db, edges, directed)
     created, updated = len(new), len(changed)
     del edges, rows, sources, targets, kinds, given_ids, converted  # the relationships alone go on to the write
-    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True)], created + updated, "relationships")
+    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True), ("commit_versions", versions, None)], created + updated, "relationships")
     _warn(warn)
-    return LoadResult("relationships", len(df), created, updated, unchanged, time.perf_counter() - started, warn, merged, list(warn))
+    notes = [*_history_note(versions, len(df)), *warn]
+    return LoadResult("relationships", len(versions) or len(df), created, updated, unchanged, time.perf_counter() - started, notes, merged, list(warn))
+
+
+def _edge_history(db: Any, df: Any, source: str, target: str, type: str | None, type_column: str | None, id: str | None,
+        id_prefix: str | None, columns: list[str], valid: tuple[str | None, str | None]) -> tuple[Any, list[Any]]:
+    """Every row as a relationship version (checked before anything is written), and the rows valid now."""
+    spans = moments.intervals(df, valid[0], valid[1], _where)
+    sources, targets, kinds = _ids(df, source), _ids(df, target), _kinds(df, type, type_column)
+    given = _given_ids(df, id, id_prefix)
+    converted, any_missing = _converted_columns(df, [*columns], [])
+    rows = _rows(columns, converted, len(df), any_missing)
+    edge_ids = given if given is not None else [_edge_id(*key) for key in zip(sources, kinds, targets)]
+    edges = [(edge_id, start, end, {**row, "type": kind}) for edge_id, start, end, kind, row in zip(edge_ids, sources, targets, kinds, rows)]
+    _check_history_endpoints(db, df, source, target, sources, targets)
+    now = history.valid_at(spans, moments.now())
+    return df[now], history.edge_writes(edges, spans)
+
+
+def _check_history_endpoints(db: Any, df: Any, source: str, target: str, sources: list[str], targets: list[str]) -> None:
+    """Each end is a node now or in the history; else the row is refused."""
+    endpoints = list(dict.fromkeys([*sources, *targets]))
+    present = set(_existing(db, [node_id.encode("utf-8") for node_id in endpoints], "Node"))
+    missing = [node_id for node_id in endpoints if node_id.encode("utf-8") not in present]
+    if missing:
+        known = history.node_ids(db)
+        missing = [node_id for node_id in missing if node_id not in known]
+    if missing:
+        column, values = (source, sources) if missing[0] in set(sources) else (target, targets)
+        position = values.index(missing[0])
+        raise GestaltError(f"{_where(position, df.index[position], column)}: {missing[0]!r} is not a node, now or in the history. "
+            "Load the nodes first; nothing was written.")
 
 
 def _given_ids(df: Any, id: str | None, id_prefix: str | None) -> list[str] | None:

@@ -132,8 +132,10 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
             for method, items, extra in steps:
                 if not items:
                     continue
-                written.extend(item.get_id for item in items)
-                if method == "ingest_nodes":
+                written.extend(item.logical_id if method == "commit_versions" else item.get_id for item in items)
+                if method == "commit_versions":
+                    tx.commit_versions(items)  # the history, in the same transaction as the current state
+                elif method == "ingest_nodes":
                     _ingest_nodes(tx, items)
                 elif method == "ingest_edges":
                     _ingest_edges(tx, items, keep=bool(db.indexed_edge_properties))  # kept to name a too-long value

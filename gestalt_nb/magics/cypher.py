@@ -50,6 +50,8 @@ class CypherMagics(MagicBase):
             from ..cypher.explain import explain  # deferred: keeps %load_ext light
 
             return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
+        if args.live and (args.as_of or args.known_at):
+            raise GestaltError("--live re-runs on every change of the present; drop --as-of/--known-at, or --live.")
         if args.live:
             return self._keep(self._live(connection, query, params, args), args.out)
         if settings.warn_slow:
@@ -65,7 +67,8 @@ class CypherMagics(MagicBase):
             limit = QUERY_ROWS
         try:
             result = connection.run(
-                query or "", params, write=args.write, limit=limit, timeout=args.timeout, memory_limit=args.memory_limit
+                query or "", params, write=args.write, limit=limit, timeout=args.timeout, memory_limit=args.memory_limit,
+                as_of=args.as_of, known_at=args.known_at,
             )
         except GestaltError as exc:
             history.record_failure(connection.alias, query or "", exc, write=args.write)

@@ -21,6 +21,8 @@ def gload_parser() -> Parser:
     parser.add_argument("--type", help="one relationship type for every edge")
     parser.add_argument("--type-column", help="column holding each edge's type")
     parser.add_argument("--properties", help="comma-separated columns (default: all others)")
+    parser.add_argument("--valid-from", help="column of the moment each row's version starts (history; empty: since always)")
+    parser.add_argument("--valid-to", help="column of the moment each row's version ends, excluded (history; empty: still valid)")
     parser.add_argument("--alias", help="connection to use instead of the current one")
     return parser
 
@@ -45,10 +47,11 @@ class DataMagics(MagicBase):
         if args.kind == "nodes":
             if not args.id:
                 raise GestaltError("%gload nodes needs --id COLUMN.")
-            return loading.load_nodes(connection, frame, id=args.id, label=args.label, label_column=args.label_column, properties=properties)
+            return loading.load_nodes(connection, frame, id=args.id, label=args.label, label_column=args.label_column, properties=properties,
+                valid_from=args.valid_from, valid_to=args.valid_to)
         if not args.source or not args.target:
             raise GestaltError("%gload edges needs --source COLUMN and --target COLUMN.")
         return loading.load_edges(
             connection, frame, source=args.source, target=args.target, type=args.type,
-            type_column=args.type_column, id=args.id, properties=properties,
+            type_column=args.type_column, id=args.id, properties=properties, valid_from=args.valid_from, valid_to=args.valid_to,
         )

@@ -1,0 +1,48 @@
+"""A read of the graph as it was valid at one moment (``as_of``), as it was recorded by another (``known_at``).
+
+The read runs as every read does (``cypher.query.run``: parsed, refused if it writes, a LIMIT pushed in, within the
+cell's time and memory budget) on the graph at that moment (:mod:`.visible`: GestaltDB's own history, read once per
+database state, in a scratch database). The database itself is only read. Building the moment's graph counts
+against the same budget.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from langchain_gestaltdb import GestaltDBGraph
+
+from ..cypher.budget import Budget, run_within
+from ..cypher.prepare import prepare
+from ..cypher.query import cell_budget, run
+from ..errors import GestaltError
+from . import moments, visible
+
+if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
+    from ..cypher.result import QueryResult
+    from ..session import Connection
+
+
+def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.TemporalInstant | None, str]:
+    """(``as_of``, ``known_at``) as instants (``as_of`` now when only ``known_at`` is given) and the words for them."""
+    valid = moments.now() if as_of is None else moments.instant(as_of, "as_of")
+    recorded = None if known_at is None else moments.instant(known_at, "known_at")
+    words = f"as of {moments.text(valid)}" + ("" if recorded is None else f", as recorded by {moments.text(recorded)}")
+    return valid, recorded, words
+
+
+def run_as_of(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
+        timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None, as_of: Any = None,
+        known_at: Any = None) -> QueryResult:
+    """``run`` over the graph valid at ``as_of`` as recorded by ``known_at`` (default: everything recorded)."""
+    valid, recorded, words = when(as_of, known_at)
+    if write or prepare(query, 1).writes:
+        raise GestaltError(f"Refused: a read {words} cannot write (history is changed by loading versions); nothing was run.")
+    budget = budget or cell_budget(timeout, memory_limit)
+    db = connection.db
+    moment, _ = run_within(lambda: visible.materialize(db, valid, recorded), budget, describe=f"graph {words}")
+    at_moment = type(connection)(alias=f"{connection.alias} ({words})", graph=GestaltDBGraph(moment), owned=False)
+    result = run(at_moment, query, params, limit=limit, budget=budget)
+    result.notes.insert(0, f"Read {words}: the graph valid then, from the database's own history.")
+    result.alias = connection.alias
+    return result

@@ -1,0 +1,87 @@
+"""Two drawings of one read, at two moments, compared: what was added, removed and changed, as a table and a drawing.
+
+The drawing is one ``Subgraph`` (the one drawable shape): the later moment's nodes and relationships plus what was
+removed, each node carrying the property ``change`` (``added`` / ``removed`` / ``changed`` / ``same``) that
+``color="change"`` colours and the legend names; what changed is highlighted. Removed nodes are drawn in their own
+colour, not as faded ghosts (the canvas has no per-node transparency yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from ..graph.subgraph import Edge, Node, Subgraph
+
+#: The node property a diff's drawing is coloured by.
+CHANGE = "change"
+COLUMNS = ["id", "kind", "change", "property", "before", "after"]
+
+
+@dataclass
+class DiffResult:
+    """What a read returned at ``before`` and at ``after``, compared.
+
+    ``changes`` has one row per added or removed node or relationship (``property`` empty) and one per changed
+    property of one present at both moments (``(labels)`` for a node's labels); ``subgraph`` draws them
+    (``gestalt_nb.show(result.subgraph, color="change")``).
+    """
+
+    query: str
+    before: str
+    after: str
+    changes: pd.DataFrame
+    subgraph: Subgraph
+    notes: list[str] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        """How many nodes and relationships were added, removed and changed."""
+        whole = self.changes.drop_duplicates(["id", "kind"])
+        return {change: int((whole["change"] == change).sum()) for change in ("added", "removed", "changed")}
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{number} {change}" for change, number in self.counts().items())
+        return f"<DiffResult {self.before} → {self.after}: {counts}>"
+
+
+def _fields(item: Node | Edge) -> dict[str, Any]:
+    fields = {key: value for key, value in item.properties.items() if key != "type"}
+    if isinstance(item, Node):
+        fields["(labels)"] = sorted(item.labels)
+    return fields
+
+
+def _compare(kind: str, old: dict[Any, Any], new: dict[Any, Any], rows: list[tuple[Any, ...]]) -> dict[Any, str]:
+    """Rows for one kind (node / relationship) appended to ``rows``; each id's change returned."""
+    marks: dict[Any, str] = {}
+    for key, item in new.items():
+        if key not in old:
+            marks[key] = "added"
+            rows.append((key, kind, "added", None, None, None))
+            continue
+        before, after = _fields(old[key]), _fields(item)
+        differing = [name for name in sorted(set(before) | set(after), key=str) if before.get(name) != after.get(name)]
+        marks[key] = "changed" if differing else "same"
+        rows.extend((key, kind, "changed", name, before.get(name), after.get(name)) for name in differing)
+    for key in old:
+        if key not in new:
+            marks[key] = "removed"
+            rows.append((key, kind, "removed", None, None, None))
+    return marks
+
+
+def compare(query: str, before: str, after: str, old: Subgraph, new: Subgraph) -> DiffResult:
+    """``old`` (the read at ``before``) against ``new`` (at ``after``)."""
+    rows: list[tuple[Any, ...]] = []
+    node_marks = _compare("node", old.nodes, new.nodes, rows)
+    edge_marks = _compare("relationship", old.edges, new.edges, rows)
+    drawing = Subgraph(title=f"{before} → {after}", notes=[*old.notes, *new.notes], truncated=old.truncated or new.truncated)
+    for key, mark in node_marks.items():
+        node = new.nodes.get(key) or old.nodes[key]
+        drawing.add_node(Node(node.id, node.labels, {**node.properties, CHANGE: mark}), highlight=mark != "same")
+    for key, mark in edge_marks.items():
+        drawing.add_edge(new.edges.get(key) or old.edges[key], highlight=mark != "same")
+    changes = pd.DataFrame(rows, columns=COLUMNS)
+    return DiffResult(query, before, after, changes, drawing)
