@@ -43,14 +43,10 @@ class Capabilities:
         it. ``budget`` passes both at once (agent tools do). ``as_of`` (and ``known_at``) read the graph valid at that
         moment as recorded by then (:mod:`gestalt_nb.temporal.asof`); a write with them is refused.
         """
-        if as_of is not None or known_at is not None:
-            from .temporal.asof import run_as_of  # deferred: keeps %load_ext light
+        from .temporal.asof import run  # deferred: keeps %load_ext light
 
-            return run_as_of(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget,
-                as_of=as_of, known_at=known_at)
-        from .cypher.query import run  # deferred: keeps %load_ext light
-
-        return run(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
+        return run(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget, as_of=as_of,
+            known_at=known_at)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, *, limit: int | None = None, write: bool = False) -> QueryPlan:
         """The plan of ``query`` as ``run`` would execute it, and its slow-shape warnings. Runs nothing.
@@ -127,8 +123,7 @@ class Capabilities:
         stores one relationship per unordered pair and type: a row (b, a) after (a, b) is merged into
         it (with a warning); query such graphs with ``-[:T]-``. With the default ``directed=True``,
         pairs present in both directions are kept as two relationships, with a warning.
-        A property column named ``type`` is refused: the relationship type is stored there. With ``valid_from`` /
-        ``valid_to`` each row is also one version of its relationship (as ``load_nodes`` says; directed only).
+        A property column named ``type`` is refused: the relationship type is stored there. ``valid_from`` / ``valid_to``: as in ``load_nodes``.
         """
         from .data.loading import load_edges  # deferred: keeps %load_ext light
 

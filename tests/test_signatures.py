@@ -12,19 +12,20 @@ import pytest
 import gestalt_nb
 from gestalt_nb import api
 from gestalt_nb.agents import planner
-from gestalt_nb.cypher import explain, paths, query
+from gestalt_nb.cypher import explain, paths
 from gestalt_nb.data import loading, networkx_io
 from gestalt_nb.feed.live import Live
 from gestalt_nb.graph import neighbourhood, schema
 from gestalt_nb.graphrag import answering, extraction
 from gestalt_nb.grouped import build
 from gestalt_nb.options import SETTING_NAMES
+from gestalt_nb.temporal import asof
 
 ROOT = Path(__file__).resolve().parent.parent
 
 #: public call → (the capability it forwards to, parameters the call fills in, defaults it changes)
 FORWARDS = {
-    "run": (query.run, ("connection",), {}),
+    "run": (asof.run, ("connection",), {}),
     "explain": (explain.explain, ("connection",), {}),
     "schema": (schema.schema, ("connection",), {}),
     "overview": (build.overview, ("connection",), {}),
@@ -82,7 +83,7 @@ def test_a_setting_override_reaches_the_view(shell):
 
 #: Connection method → the lower module's function that does the work (the connection first)
 CAPABILITIES = {
-    "run": query.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
+    "run": asof.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
     "load_nodes": loading.load_nodes, "load_edges": loading.load_edges, "from_networkx": networkx_io.from_networkx,
     "schema": schema.schema, "overview": build.overview,
 }

@@ -164,7 +164,7 @@ def test_epoch_seconds_and_open_ends_are_moments(shell, tmp_path):
     run(shell, f"%gestalt create {tmp_path / 'epoch'}")
     frame = pd.DataFrame({"id": ["a", "b"], "since": [1_600_000_000, None], "until": [1_700_000_000, 1_650_000_000]})
     gestalt_nb.load_nodes(frame, id="id", label="Thing", valid_from="since", valid_to="until")
-    ids = lambda moment: sorted(gestalt_nb.run("MATCH (t:Thing) RETURN t.id AS id", as_of=moment).df["id"])  # noqa: E731
+    ids = lambda moment: sorted(gestalt_nb.run("MATCH (t:Thing) RETURN t.id AS id", as_of=moment).df["id"])
     assert ids("2021-06-01") == ["a", "b"]
     assert ids("2023-06-01") == ["a"]
     assert ids(1_000_000_000) == ["b"]

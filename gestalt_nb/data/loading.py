@@ -221,8 +221,7 @@ def load_edges(
     id_prefix: str | None = None,
     properties: Iterable[str] | None = None,
     directed: bool = True,
-    valid_from: str | None = None,
-    valid_to: str | None = None,
+    valid_from: str | None = None, valid_to: str | None = None,
 ) -> LoadResult:
     """The work of :meth:`Connection.load_edges <gestalt_nb.capabilities.Capabilities.load_edges>`, ``connection`` first (documented there, once)."""
     if (type is None) == (type_column is None):
@@ -237,11 +236,7 @@ def load_edges(
         )
     started = time.perf_counter()
     warn: list[str] = []
-    versions: list[Any] = []
-    if valid_from is not None or valid_to is not None:
-        if not directed:
-            raise GestaltError("valid_from=/valid_to= load directed relationships only; drop directed=False. Nothing was written.")
-        df, versions = _edge_history(connection.db, df, source, target, type, type_column, id, id_prefix, columns, (valid_from, valid_to))
+    df, versions = _edge_history(connection.db, df, source, target, type, type_column, id, id_prefix, columns, (valid_from, valid_to), directed)
     sources, targets = _ids(df, source, warn), _ids(df, target, warn)
     kinds = _kinds(df, type, type_column)
     given_ids = _given_ids(df, id, id_prefix)
@@ -261,13 +256,18 @@ def load_edges(
     del edges, rows, sources, targets, kinds, given_ids, converted  # the relationships alone go on to the write
     _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True), ("commit_versions", versions, None)], created + updated, "relationships")
     _warn(warn)
-    notes = [*_history_note(versions, len(df)), *warn]
-    return LoadResult("relationships", len(versions) or len(df), created, updated, unchanged, time.perf_counter() - started, notes, merged, list(warn))
+    return LoadResult("relationships", len(versions) or len(df), created, updated, unchanged, time.perf_counter() - started,
+        [*_history_note(versions, len(df)), *warn], merged, list(warn))
 
 
 def _edge_history(db: Any, df: Any, source: str, target: str, type: str | None, type_column: str | None, id: str | None,
-        id_prefix: str | None, columns: list[str], valid: tuple[str | None, str | None]) -> tuple[Any, list[Any]]:
-    """Every row as a relationship version (checked before anything is written), and the rows valid now."""
+        id_prefix: str | None, columns: list[str], valid: tuple[str | None, str | None], directed: bool) -> tuple[Any, list[Any]]:
+    """Every row as a relationship version (checked before anything is written), and the rows valid now; without
+    ``valid_from`` / ``valid_to``, the frame as it is and no versions."""
+    if valid == (None, None):
+        return df, []
+    if not directed:
+        raise GestaltError("valid_from=/valid_to= load directed relationships only; drop directed=False. Nothing was written.")
     spans = moments.intervals(df, valid[0], valid[1], _where)
     sources, targets, kinds = _ids(df, source), _ids(df, target), _kinds(df, type, type_column)
     given = _given_ids(df, id, id_prefix)

@@ -14,7 +14,8 @@ from langchain_gestaltdb import GestaltDBGraph
 
 from ..cypher.budget import Budget, run_within
 from ..cypher.prepare import prepare
-from ..cypher.query import cell_budget, run
+from ..cypher.query import cell_budget
+from ..cypher.query import run as run_now
 from ..errors import GestaltError
 from . import moments, visible
 
@@ -31,10 +32,22 @@ def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.Te
     return valid, recorded, words
 
 
-def run_as_of(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
+def run(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
         timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None, as_of: Any = None,
         known_at: Any = None) -> QueryResult:
-    """``run`` over the graph valid at ``as_of`` as recorded by ``known_at`` (default: everything recorded)."""
+    """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
+
+    Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
+    kept; ``truncated`` says whether more existed. The row bound limits work only where a LIMIT
+    can be pushed into the final RETURN of a streaming read. Every read also runs within a time
+    budget (``timeout`` seconds, default ``settings.timeout``) and a memory budget (what the
+    process may gain, ``memory_limit``, default ``settings.memory_limit``); a read that spends
+    either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
+    it. ``budget`` passes both at once (agent tools do). ``as_of`` (and ``known_at``) read the graph valid at that
+    moment as recorded by then (:mod:`gestalt_nb.temporal.asof`); a write with them is refused.
+    """
+    if as_of is None and known_at is None:
+        return run_now(connection, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
     valid, recorded, words = when(as_of, known_at)
     if write or prepare(query, 1).writes:
         raise GestaltError(f"Refused: a read {words} cannot write (history is changed by loading versions); nothing was run.")
@@ -42,7 +55,7 @@ def run_as_of(connection: Connection, query: str, params: dict[str, Any] | None 
     db = connection.db
     moment, _ = run_within(lambda: visible.materialize(db, valid, recorded), budget, describe=f"graph {words}")
     at_moment = type(connection)(alias=f"{connection.alias} ({words})", graph=GestaltDBGraph(moment), owned=False)
-    result = run(at_moment, query, params, limit=limit, budget=budget)
+    result = run_now(at_moment, query, params, limit=limit, budget=budget)
     result.notes.insert(0, f"Read {words}: the graph valid then, from the database's own history.")
     result.alias = connection.alias
     return result
