@@ -91,7 +91,7 @@ def load_nodes(
         notes.append(f"{merged:,} of {len(df):,} rows repeated an id in '{id}' and were merged into that node (labels added, later values win).")
     created, changed, unchanged = _nodes_against_stored(connection.db, nodes)
     del nodes
-    _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None), ("commit_versions", versions, None)], len(created) + len(changed), "nodes")
+    _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None), ("commit_versions", versions, None)], len(created) + len(changed) + len(versions), "nodes")
     _warn(warn)
     notes += _history_note(versions, len(df))
     return LoadResult("nodes", len(versions) or len(df), len(created), len(changed), unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
@@ -254,7 +254,7 @@ def load_edges(
     new, changed, unchanged = _against_stored(db, edges, directed)
     created, updated = len(new), len(changed)
     del edges, rows, sources, targets, kinds, given_ids, converted  # the relationships alone go on to the write
-    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True), ("commit_versions", versions, None)], created + updated, "relationships")
+    _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True), ("commit_versions", versions, None)], created + updated + len(versions), "relationships")
     _warn(warn)
     return LoadResult("relationships", len(versions) or len(df), created, updated, unchanged, time.perf_counter() - started,
         [*_history_note(versions, len(df)), *warn], merged, list(warn))
