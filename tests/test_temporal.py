@@ -169,3 +169,27 @@ def test_epoch_seconds_and_open_ends_are_moments(shell, tmp_path):
     assert ids("2023-06-01") == ["a"]
     assert ids(1_000_000_000) == ["b"]
     assert ids("2024-06-01") == []
+
+
+def test_the_moments_graph_follows_gestaltdbs_own_as_of_reads(loaded):
+    """visible.at picks what GestaltDB's get_node_as_of / get_edge_as_of pick, a correction and known_at included."""
+    from gestalt_nb.temporal import moments, visible
+
+    people, _, jobs, _ = loaded
+    recorded = datetime.now(timezone.utc)
+    time.sleep(0.01)
+    fix = pd.DataFrame([{"id": "p1", "name": "Person 1", "role": "director", "from": "2021-01-01", "to": "2022-01-01"}])
+    gestalt_nb.load_nodes(fix, id="id", label="Person", valid_from="from", valid_to="to")
+    db = gestalt_nb.connection().db
+    for moment in ["2021-06-01", MOMENTS[1]]:
+        for known in (recorded, None):
+            when, horizon = moments.instant(moment, "as_of"), None if known is None else moments.instant(known, "known_at")
+            nodes, edges = visible.at(db, when, horizon)
+            ours = {node.get_id: node.properties for node in nodes}
+            for pid in ["p0", "p1", "p2", "p3"]:
+                theirs = db.get_node_as_of(pid, valid_time=when, system_time=horizon)
+                assert (ours.get(pid), pid) == ((theirs.node.properties if theirs else None), pid)
+            ends = {edge.get_id: (edge.source, edge.target) for edge in edges}
+            for job in ["j0a", "j0b", "j1a", "j1b", "j2a"]:
+                theirs = db.get_edge_as_of(job, valid_time=when, system_time=horizon)
+                assert ends.get(job) == ((theirs.edge.source, theirs.edge.target) if theirs else None)
