@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import gestalt_nb  # noqa: E402
-from gestalt_nb.temporal import visible  # noqa: E402
+import gestalt_nb
+from gestalt_nb.temporal import visible
 
 READ = "MATCH (p:Person)-[r:WORKS_AT]->(c:Company {name: 'Company 7'}) RETURN p, r, c"
 

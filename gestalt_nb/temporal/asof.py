@@ -35,17 +35,7 @@ def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.Te
 def run(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
         timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None, as_of: Any = None,
         known_at: Any = None) -> QueryResult:
-    """Run ``query`` on ``connection`` and return a bounded :class:`QueryResult`.
-
-    Read-only unless ``write=True``. At most ``limit`` rows (default ``settings.row_limit``) are
-    kept; ``truncated`` says whether more existed. The row bound limits work only where a LIMIT
-    can be pushed into the final RETURN of a streaming read. Every read also runs within a time
-    budget (``timeout`` seconds, default ``settings.timeout``) and a memory budget (what the
-    process may gain, ``memory_limit``, default ``settings.memory_limit``); a read that spends
-    either is stopped and :class:`~gestalt_nb.cypher.budget.BudgetExceeded` says which and how to raise
-    it. ``budget`` passes both at once (agent tools do). ``as_of`` (and ``known_at``) read the graph valid at that
-    moment as recorded by then (:mod:`gestalt_nb.temporal.asof`); a write with them is refused.
-    """
+    """The work of :meth:`Connection.run <gestalt_nb.capabilities.Capabilities.run>`, ``connection`` first (documented there, once)."""
     if as_of is None and known_at is None:
         return run_now(connection, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget)
     valid, recorded, words = when(as_of, known_at)
