@@ -100,13 +100,9 @@ def load_edges(df: Any, *, source: str, target: str, type: str | None = None, ty
         into it, with a warning; query such a graph with ``-[:T]-``. With ``True``, pairs present in both
         directions are kept as two relationships, with a warning.
     valid_from : str, optional
-        A column of the moment each row's version starts (dates, datetimes, ISO text or epoch seconds; empty: since
-        always). With it or ``valid_to`` every row is a version of its relationship in GestaltDB's history, valid over
-        ``[from, to)``, written in the same transaction; the rows valid now also update the current graph. A row
-        whose interval ends before it starts, or a moment that cannot be read, is refused with its row and column.
-        A later load over part of an interval wins there: a correction, and ``known_at`` earlier reads the old belief.
+        The column of the moment each row's relationship version starts, as in ``load_nodes`` (directed only).
     valid_to : str, optional
-        A column of the moment each row's version ends, excluded (empty: still valid).
+        The column of the moment it ends, excluded (empty: still valid).
     alias : str, optional
         The connection to load into; the current one by default.
 
