@@ -193,3 +193,18 @@ def test_the_moments_graph_follows_gestaltdbs_own_as_of_reads(loaded):
             for job in ["j0a", "j0b", "j1a", "j1b", "j2a"]:
                 theirs = db.get_edge_as_of(job, valid_time=when, system_time=horizon)
                 assert ends.get(job) == ((theirs.edge.source, theirs.edge.target) if theirs else None)
+
+
+def test_a_diff_displays_as_its_drawing_coloured_by_change_its_changes_and_its_query(shell, tmp_path):
+    run(shell, f"%gestalt create {tmp_path / 'shown'}")
+    frame = pd.DataFrame({"id": ["a", "b", "c"], "change": ["user's own", "kept", "x"], "role": ["dev", "dev", "ops"],
+                          "since": ["2020-01-01", "2020-01-01", "2023-01-01"], "until": [None, "2022-01-01", None]})
+    gestalt_nb.load_nodes(frame, id="id", label="Person", valid_from="since", valid_to="until")
+    shown = run(shell, "import gestalt_nb\ngestalt_nb.diff('MATCH (p:Person) RETURN p', '2021-01-01', '2024-01-01')")
+    assert shown.change_property == "change (diff)"  # the read's nodes have their own "change", kept as it is
+    assert {node.properties["change"] for node in shown.subgraph.nodes.values()} == {"user's own", "kept", "x"}
+    marks = {node.id: node.properties["change (diff)"] for node in shown.subgraph.nodes.values()}
+    assert marks == {"a": "same", "b": "removed", "c": "added"}
+    assert shown.canvas.graph["view"]["style"]["color"] == {"by": "property", "name": "change (diff)"}
+    assert [title for title, _ in shown.view.tabs()] == ["Graph", "Changes", "Query"]
+    assert "2021-01-01T00:00:00Z → 2024-01-01T00:00:00Z: 1 added, 1 removed, 0 changed" in shown.view.text()

@@ -320,7 +320,7 @@ def diff(query: str, before: Any, after: Any, params: dict[str, Any] | None = No
     -------
     DiffResult
         ``.changes`` (a DataFrame: id, kind, change, property, before, after) and ``.subgraph``, the drawing coloured by
-        change (``gestalt_nb.show(result.subgraph, color="change")``).
+        change; it displays as Graph | Changes | Query.
 
     Examples
     --------

@@ -1,9 +1,10 @@
 """Two drawings of one read, at two moments, compared: what was added, removed and changed, as a table and a drawing.
 
 The drawing is one ``Subgraph`` (the one drawable shape): the later moment's nodes and relationships plus what was
-removed, each node carrying the property ``change`` (``added`` / ``removed`` / ``changed`` / ``same``) that
-``color="change"`` colours and the legend names; what changed is highlighted. Removed nodes are drawn in their own
-colour, not as faded ghosts (the canvas has no per-node transparency yet).
+removed, each node carrying the property ``change`` (``added`` / ``removed`` / ``changed`` / ``same``; ``change (diff)``
+where the read's own nodes have a ``change``) that the result's view colours by and the legend names; what changed is
+highlighted. Removed nodes are drawn in their own colour, not as faded ghosts (the canvas has no per-node transparency
+yet). The result displays as its view: Graph (coloured by change) | Changes | Query.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..display import Displayable
 from ..graph.subgraph import Edge, Node, Subgraph
 
 #: The node property a diff's drawing is coloured by.
@@ -21,12 +23,13 @@ COLUMNS = ["id", "kind", "change", "property", "before", "after"]
 
 
 @dataclass
-class DiffResult:
+class DiffResult(Displayable):
     """What a read returned at ``before`` and at ``after``, compared.
 
     ``changes`` has one row per added or removed node or relationship (``property`` empty) and one per changed
     property of one present at both moments (``(labels)`` for a node's labels); ``subgraph`` draws them
-    (``gestalt_nb.show(result.subgraph, color="change")``).
+    coloured by change (``change_property``, the node property it is written in); the result displays as that drawing,
+    the changes and the query.
     """
 
     query: str
@@ -35,6 +38,11 @@ class DiffResult:
     changes: pd.DataFrame
     subgraph: Subgraph
     notes: list[str] = field(default_factory=list)
+    change_property: str = CHANGE
+    view_options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.view_options = {"color": self.change_property, **self.view_options}
 
     def counts(self) -> dict[str, int]:
         """How many nodes and relationships were added, removed and changed."""
@@ -78,10 +86,20 @@ def compare(query: str, before: str, after: str, old: Subgraph, new: Subgraph) -
     node_marks = _compare("node", old.nodes, new.nodes, rows)
     edge_marks = _compare("relationship", old.edges, new.edges, rows)
     drawing = Subgraph(title=f"{before} → {after}", notes=[*old.notes, *new.notes], truncated=old.truncated or new.truncated)
+    name = change_name(old, new)
     for key, mark in node_marks.items():
         node = new.nodes.get(key) or old.nodes[key]
-        drawing.add_node(Node(node.id, node.labels, {**node.properties, CHANGE: mark}), highlight=mark != "same")
+        drawing.add_node(Node(node.id, node.labels, {**node.properties, name: mark}), highlight=mark != "same")
     for key, mark in edge_marks.items():
         drawing.add_edge(new.edges.get(key) or old.edges[key], highlight=mark != "same")
     changes = pd.DataFrame(rows, columns=COLUMNS)
-    return DiffResult(query, before, after, changes, drawing)
+    return DiffResult(query, before, after, changes, drawing, change_property=name)
+
+
+def change_name(*drawings: Subgraph) -> str:
+    """``change``, or ``change (diff)``, ``change (diff 2)``, … where the read's own nodes have that property already."""
+    taken = {key for drawing in drawings for node in drawing.nodes.values() for key in node.properties}
+    name, number = CHANGE, 1
+    while name in taken:
+        name, number = f"{CHANGE} (diff{'' if number == 1 else f' {number}'})", number + 1
+    return name

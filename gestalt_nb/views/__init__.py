@@ -22,7 +22,9 @@ from ..graphrag.answering import Answer
 from ..graphrag.writing import ExtractionResult
 from ..grouped.result import OverviewResult
 from ..memory.result import MemoryResult
+from ..temporal.diff import DiffResult
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
+from .diff_view import DiffView
 from .graph_view import GraphView
 from .graphrag_views import AnswerView, ExtractionView
 from .live_view import LiveView
@@ -49,6 +51,7 @@ VIEWS: dict[type, Any] = {
     Answer: AnswerView,
     ExtractionResult: ExtractionView,
     OverviewResult: OverviewView,
+    DiffResult: DiffView,
     # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
     MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }
