@@ -58,3 +58,13 @@ export function aroundGroup(d, w, h, gap) {
   }
   return out;
 }
+
+// A group's caption held to `n` characters as a node's is (style.js), its head's end cut before its count:
+// "test 100% · test.test_import.data.package2.submodule1 ×2" -> "test 100% · test.test_import.data.packa… ×2".
+/** @param {string} label @param {number} n */
+export function clipGroup(label, n) {
+  for (let shorter = cutGroup(label); label.length > n && shorter !== label; shorter = cutGroup(label)) label = shorter;
+  const count = /\s×[\d,.]+[kM]?$/.exec(label);
+  if (label.length <= n || !count) return label.length <= n ? label : label.slice(0, n - 1) + "…";
+  return label.slice(0, Math.max(1, n - count[0].length - 1)).replace(/…$/, "") + "…" + count[0];
+}
