@@ -12,3 +12,19 @@ def listing(items: list, limit: int, separator: str = ", ") -> str:
     """The first ``limit`` items joined, and "…" as one more item when there were more."""
     kept = [str(item) for item in items[:limit]]
     return separator.join(kept + ["…"] if len(items) > limit else kept)
+
+
+def shorten_caption(text: str, limit: int) -> str:
+    """A caption cut to ``limit`` characters as :func:`shorten` does, except an overview group's: its count
+    (" ×3,185") is kept whole and whole trailing names of a list go first ("Ada Berg, Cy Fox ×3,185" ->
+    "Ada Berg… ×3,185"), so what names the group and how many it holds are never the part cut."""
+    head, sep, count = text.rpartition(" ×")
+    if len(text) <= limit or not sep or not head or not count.replace(",", "").isdigit():
+        return shorten(text, limit)
+    room = max(limit - len(count) - 2, 4)
+    parts = head.split(", ")
+    kept = parts[:]
+    while len(kept) > 1 and len(", ".join(kept)) + 1 > room:
+        kept.pop()
+    name = ", ".join(kept) + ("…" if len(kept) < len(parts) else "")
+    return f"{shorten(name, room)} ×{count}"

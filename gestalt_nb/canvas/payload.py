@@ -21,7 +21,7 @@ from ..graph.subgraph import Edge, Node, Subgraph, building
 from ..graph.values import SAFE_INTEGER, display_properties, number_text
 from ..render.captions import caption
 from ..render.palette import label_color
-from ..shorten import shorten
+from ..shorten import shorten, shorten_caption
 from .protocol import EdgeColumns
 
 VALUE_CHARS = 300
@@ -173,7 +173,7 @@ class Vocabulary:
             first = legend_label(labels, self.asked)  # the legend gets the person's own label, or words
         item: dict[str, Any] = {
             "id": self.keys.get(node.id) or self.key(node.id),
-            "c": text if len(text) <= CAPTION_CHARS else shorten(text, CAPTION_CHARS),
+            "c": shorten_caption(text, CAPTION_CHARS),
             "l": self._index(self.labels, first) if labels else -1,
         }
         if len(labels) > 1 or (labels and first != labels[0]):  # the panel shows every label the node has

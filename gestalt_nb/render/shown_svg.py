@@ -15,7 +15,7 @@ from typing import Any
 from ..graph.bookkeeping import legend_label
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
-from ..shorten import shorten
+from ..shorten import shorten_caption
 from .captions import caption
 from .xml import xml_text
 
@@ -67,7 +67,7 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
         node = subgraph.nodes.get(node_id)
         if node is not None and len(nodes) <= CAPTIONS:
             text = caption(node_id, display_properties(node.properties), caption_property)
-            text = shorten(text, CAPTION_CHARS)
+            text = shorten_caption(text, CAPTION_CHARS)
             texts.append(f'<text x="{x:g}" y="{y + radius + 11:g}">{xml_text(text)}</text>')  # below: edges run sideways
     body = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',

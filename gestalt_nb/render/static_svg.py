@@ -16,7 +16,7 @@ import numpy as np
 from ..graph.bookkeeping import legend_label
 from ..graph.subgraph import Subgraph
 from ..graph.values import display_properties
-from ..shorten import shorten
+from ..shorten import shorten_caption
 from .captions import caption
 from .palette import label_color
 from .xml import xml_text
@@ -104,7 +104,7 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
         for node in subgraph.nodes.values():
             x, y = place[node.id]
             text = caption(node.id, display_properties(node.properties), caption_property)
-            text = shorten(text, CAPTION_CHARS)
+            text = shorten_caption(text, CAPTION_CHARS)
             texts.append(f'<text x="{x}" y="{y + 16}">{xml_text(text)}</text>')
     legend = "".join(
         f'<circle cx="{12 + 110 * number}" cy="14" r="5" fill="{colour}"/><text x="{21 + 110 * number}" y="18">{xml_text((label or "(no label)")[:16])}</text>'

@@ -3,6 +3,7 @@
 // take theirs inside. And the caption drawn on hover.
 import { LIMITS } from "./style.js";
 import { SpotGrid } from "./spotgrid.js";
+import { aroundGroup, cutGroup, shortestGroup } from "./groupcaptions.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./ui.js").Rect} Rect */
@@ -24,6 +25,7 @@ import { SpotGrid } from "./spotgrid.js";
  * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
  */
 
+const OPENED_FIRST = 6; // the groups a drill opened whose captions are placed first, biggest first
 const NEAR = 60; // px around the canvas whose nodes and relationships a zoomed-in layered drawing's captions heed
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
@@ -32,39 +34,6 @@ function cutText(label) {
   if (label.length <= 4) return label;
   const head = label.replace(/…$/, "");
   return head.slice(0, Math.max(3, Math.floor(head.length * 0.7))) + "…";
-}
-
-// A count in 2-3 figures: 47,972 -> "48k", 3,185 -> "3.2k", 1,204,330 -> "1.2M".
-/** @param {number} n */
-function compactCount(n) {
-  if (n < 1000) return String(n);
-  const [d, u] = n < 1e6 ? [1e3, "k"] : [1e6, "M"];
-  const v = n / d;
-  return (v < 10 ? String(Math.round(v * 10) / 10) : String(Math.round(v))) + u;
-}
-
-// An overview group's caption ("Person ×47,972") shortened where room is short, its identifying part
-// (the name before " ×") never cut inside a word: first the count ("Person ×48k"), then no count
-// ("Person"), then whole trailing parts of the name; then unchanged (where even that has no room the
-// caption is left out; hover and the panel show it).
-/** @param {string} label */
-function cutGroup(label) {
-  const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
-  if (count) {
-    const head = label.slice(0, count.index);
-    if (!head) return label;
-    if (count[1].includes(",")) return head + " ×" + compactCount(Number(count[1].replace(/,/g, "")));
-    return head;
-  }
-  const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
-  if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
-  if (more) return label;
-  // then only whole parts of the name go, the first kept: a list of members ("Ada Berg, Cy Fox" -> "Ada Berg…"),
-  // a value's share ("dept-C 91%" -> "dept-C")
-  const list = label.replace(/…$/, "").split(", ");
-  if (list.length > 1) return list.slice(0, -1).join(", ") + "…";
-  const share = /^(.+) \d+%$/.exec(label);
-  return share ? share[1] : label;
 }
 
 // The nodes and relationships a caption box might meet: those in its cells where the scene has an index, else all.
@@ -238,7 +207,7 @@ export class Captions {
       const cx = Math.max(rc[0], Math.min(p.x, rc[2])), cy = Math.max(rc[1], Math.min(p.y, rc[3]));
       if ((cx - p.x) ** 2 + (cy - p.y) ** 2 < (p.r + 1) ** 2 && (cost += 30) >= out) return cost;
     }
-    for (const g of near.segs) if (segRect(g, rc)) cost += crossing;
+    if (crossing) for (const g of near.segs) if (segRect(g, rc)) cost += crossing;
     return cost;
   }
 
@@ -256,13 +225,12 @@ export class Captions {
     const gap = 3;
     // below / above are centred on the node but kept inside the canvas
     const mid = (/** @type {number} */ w) => Math.max(2, Math.min(d.x - w / 2, sc.width - w - 2));
-    const q = d.size * 0.7; // an overview's group also tries the four corners (its long captions need room)
     const spots = (/** @type {number} */ w) => [
       [d.x + d.size + gap, d.y - h / 2, 0], // right
       [mid(w), d.y + d.size + 2, 1], // below
       [d.x - d.size - gap - w, d.y - h / 2, 2], // left
       [mid(w), d.y - d.size - 2 - h, 3], // above
-    ].concat(group ? [[d.x + q + gap, d.y + q, 4], [d.x + q + gap, d.y - q - h, 4], [d.x - q - gap - w, d.y + q, 5], [d.x - q - gap - w, d.y - q - h, 5]] : []);
+    ].concat(group ? aroundGroup(d, w, h, gap) : []).sort((a, b) => a[2] - b[2]);
     let label = text;
     for (let round = 0; round < 8; round++) {
       const w = ctx.measureText(label).width;
@@ -275,23 +243,24 @@ export class Captions {
         // a layered drawing's lines run everywhere once zoomed in: crossing them only makes a spot less good there
         const cost = this.spotCost(sc, d.key, rc, group ? 0 : this.view.zoomGrow > 1 ? 1 : 10, group) + pref;
         if (!found || cost < found.cost) found = { cost, x, y, rc, w };
+        if (group && cost < 30) break; // a group's spots cost their preference, or 30 and more: the first free one is best
       }
-      const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // four spots tried
+      const best = /** @type {{cost: number, x: number, y: number, rc: Rect, w: number}} */ (found); // spots were tried
       // crossing a relationship is tolerable, covering a node or a caption is not
       // (a layered drawing's caption is shortened once at most: zoomed in further it finds room whole)
       const shorter = group ? cutGroup(label) : round && this.view.zoomGrow > 1 ? label : cutText(label);
       if (best.cost < 30 || shorter === label) {
         if (best.cost >= 30) return null;
         sc.rects.push(best.rc);
-        return { label, x: best.x, y: best.y, w: best.w };
+        return { label, x: best.x, y: best.y, w: best.w, rc: best.rc };
       }
       label = shorter;
     }
     return null;
   }
 
-  // A group's caption that fits across the middle of its disc (its name shortened to fit, its count
-  // whole), or null.
+  // A group's caption that fits, whole, across the middle of its disc, or null (it goes beside the disc: a caption
+  // shortened inside would lose what names the group, "re…", or its count).
   /**
    * @param {CanvasRenderingContext2D} ctx
    * @param {LabelData} d
@@ -300,22 +269,14 @@ export class Captions {
    * @private
    */
   fitInside(ctx, d, s) {
-    const room = d.size * 1.7;
-    let label = /** @type {string} */ (d.label); // a group's caption: never empty
-    for (let round = 0; round < 10; round++) {
-      const w = ctx.measureText(label).width;
-      if (w <= room) {
-        const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
-        return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
-      }
-      const shorter = cutGroup(label); // inside a disc the count gives way, the name is never cut
-      if (shorter === label) return null;
-      label = shorter;
-    }
-    return null;
+    const label = /** @type {string} */ (d.label); // a group's caption: never empty
+    const w = ctx.measureText(label).width;
+    if (w > d.size * 1.7) return null;
+    const x = d.x - w / 2, y = d.y + s.labelSize / 3 - s.labelSize + 1; // y: the top, as placeLabel's
+    return { label, x, y, w, rc: [x - 1, d.y - s.labelSize / 2, x + w + 1, d.y + s.labelSize / 2] };
   }
 
-  // Where a caption goes: an overview's big disc takes it inside, where nothing else can take the spot;
+  // Where a caption goes: an overview's big disc takes it inside (whole), where nothing else can take the spot;
   // any other caption beside its node (placeLabel).
   /**
    * @param {CanvasRenderingContext2D} ctx
@@ -352,9 +313,30 @@ export class Captions {
       const label = /** @type {import("sigma/types").NodeDisplayData} */ (/** @type {import("./spare.js").Renderer} */ (this.view.renderer).getNodeDisplayData(key)).label;
       if (label) list.push({ key, label, x: p.x, y: p.y, size: p.r });
     }
-    list.sort((a, b) => b.size - a.size);
+    // biggest first by members (an opened level's sub-groups among the overview's groups), then by disc
+    const members = (/** @type {LabelData} */ g) => Number(((this.view.nd.get(/** @type {string} */ (g.key)) || {}).p || {}).nodes) || 0;
+    list.sort((a, b) => members(b) - members(a) || b.size - a.size);
+    // what the last drill opened is what the person is looking at: its biggest groups are captioned before the rest
+    const opened = this.view.lastOpened ? list.filter((g) => /** @type {Set<unknown>} */ (this.view.lastOpened).has(g.key)).slice(0, OPENED_FIRST) : [];
+    if (opened.length) list.splice(0, list.length, ...opened, ...list.filter((g) => !opened.includes(g)));
     ctx.font = `600 ${s.labelSize}px ${s.labelFont}`; // a group's caption is always drawn (forceLabel): bold
-    for (const g of list) groups.set(g.key, this.placeCaption(ctx, g, s, true));
+    // first every group gets room for its caption at its shortest ("Ada Berg… ×3.2k"), biggest first, so that a big
+    // group's whole caption cannot take the only room a smaller one had; then each, biggest first, grows back to as
+    // much of its caption as still finds room (its own spot among those tried: it keeps at least that)
+    const h = s.labelSize + 2;
+    for (const g of list) {
+      const inside = g.size >= 22 ? this.fitInside(ctx, g, s) : null; // whole, or beside the disc
+      if (inside) sc.rects.push(inside.rc);
+      groups.set(g.key, inside || this.placeLabel(ctx, g, shortestGroup(/** @type {string} */ (g.label)), h, true));
+    }
+    for (const g of list) {
+      const spot = groups.get(g.key);
+      if (!spot || !spot.rc || spot.label === g.label) continue;
+      sc.rects.splice(sc.rects.indexOf(spot.rc), 1);
+      const grown = this.placeLabel(ctx, g, /** @type {string} */ (g.label), h, true);
+      if (!grown) sc.rects.push(spot.rc);
+      groups.set(g.key, grown || spot);
+    }
     return groups;
   }
 

@@ -13,6 +13,7 @@ const GOLDEN = Math.PI * (3 - Math.sqrt(5));
 const PUSH_MAX = 0.09; // the most a drill moves another node, as a share of the canvas's longer side
 const GLIDE_MS = 350; // how long pushed nodes take to glide aside (and back)
 const PAD = 6; // px between the disc and what it pushes aside
+const CAPTION_LINE = 16; // px: a caption's height (captions.js: labelSize + 2) and a little
 
 export class Drill {
   /** @param {View} view  the view: the state this part reads and sets, and its other parts */
@@ -36,10 +37,12 @@ export class Drill {
     const g = this.view.graph, r = this.view.renderer;
     const c = /** @type {Point} */ (g.getNodeAttributes(anchor));
     const isMore = (/** @type {string} */ k) => this.isGroup(k) && /^[\d,.]+[kM]? more$/.test(String(this.view.nd.get(k).c || "")); // the rest, at the centre
-    // sub-groups (biggest first), then members (most connected first), ring by ring from the centre
-    const members = keys.filter((k) => this.isGroup(k) && !isMore(k)).sort((a, b) => this.groupSize(b) - this.groupSize(a))
+    // members (most connected first) ring by ring from the centre; sub-groups smallest first, so that the biggest
+    // take the outer ring, their captions (placed first: captions.js groupSpots) facing out of the disc
+    const members = keys.filter((k) => this.isGroup(k) && !isMore(k)).sort((a, b) => this.groupSize(a) - this.groupSize(b))
       .concat(keys.filter((k) => !this.isGroup(k)).sort((a, b) => g.degree(b) - g.degree(a)));
     const centred = keys.filter(isMore);
+    this.view.lastOpened = new Set(keys);
     const dims = r ? r.getDimensions() : null;
     if (!r || !dims || !dims.width || !dims.height || !r.getNodeDisplayData(anchor)) return this.placeDisc(members, centred, anchor, c, step);
     const drilled = this.view.drilled || (this.view.drilled = new Map());
@@ -116,7 +119,7 @@ export class Drill {
     const room = members.map((k) => {
       if (!this.isGroup(k) || !hi) return pitch * pitch;
       const f = Math.max(0.3, 3 * Math.sqrt(this.groupSize(k) / hi));
-      return (2 * r.scaleSize(this.view.baseSize * 1.2 * f) + 4) ** 2;
+      return (2 * r.scaleSize(this.view.baseSize * 1.2 * f) + 4 + CAPTION_LINE) ** 2; // a caption's line between sub-groups
     });
     const total = room.reduce((a, b) => a + b, 0);
     const size = r.scaleSize(/** @type {{size: number}} */ (r.getNodeDisplayData(anchor)).size);

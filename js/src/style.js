@@ -2,6 +2,7 @@
 import { NodeCircleProgram, NodePointProgram, createEdgeArrowProgram, EdgeLineProgram, EdgeRectangleProgram } from "sigma/rendering";
 import { createNodeBorderProgram } from "@sigma/node-border";
 import { clip } from "./ui.js";
+import { clipGroup } from "./groupcaptions.js";
 import { parseColor, toHex, mix } from "./theme.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
@@ -91,7 +92,7 @@ export class Styles {
     const f = enc && enc.size.of ? enc.size.of.get(key) : 0;
     a.size = f ? this.view.baseSize * 1.2 * f : this.view.baseSize * (1 + 0.28 * Math.log2(1 + (d.deg || 0)));
     if (this.view.sizeCap) a.size = Math.min(a.size, this.view.sizeCap); // a computed layout's room per node
-    a.label = clip(d.c, 48);
+    a.label = d.g ? clipGroup(d.c, 48) : clip(d.c, 48); // a group keeps its count
     const sel = this.view.selected.has(key);
     // when the query matched everything, a ring on every node says nothing: none then
     const hl = d.h && !(this.view.hlCount > 0 && this.view.hlCount >= this.view.nd.size);
