@@ -153,3 +153,23 @@ def test_agent_tool_writes_publish_once_reads_and_refusals_never(demo):
     build_graph_agent(model, tools, max_refusals=5).invoke({"messages": [HumanMessage("go")]})
     assert demo.db.get_node(b"agent1") is not None
     assert [(e.op, e.exact) for e in seen] == [("agent", False), ("claim", True)]
+
+
+def test_a_saved_live_view_shows_its_last_result_not_the_empty_one_it_began_with(tmp_path):
+    """Run by nbclient (as the docs site and ``jupyter nbconvert --execute`` run notebooks: no page ever draws the
+    canvas), a live view started on an empty graph saves a picture of what it last showed, not "0 nodes"."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source) for source in [
+        f"%load_ext gestalt_nb\nimport gestalt_nb\nconn = gestalt_nb.create({str(tmp_path / 'db')!r})",
+        "%%gcypher --live -o watching\nMATCH (p:Person) RETURN p",
+        "import pandas as pd\ngestalt_nb.load_nodes(pd.DataFrame({'id': ['ada', 'bo'], 'name': ['Ada', 'Bo']}), id='id', label='Person')\n"
+        "watching.wait()\nwatching.stop()",
+    ]]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3").execute(cwd=str(tmp_path))
+    pictures = [output["data"]["text/html"] for output in notebook.cells[1].outputs if "text/html" in output.get("data", {})]
+    assert len(pictures) == 1, notebook.cells[1].outputs
+    assert "2 nodes" in pictures[0] and "data:image/svg+xml;base64," in pictures[0], pictures[0][:300]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import display
 from ..feed.live import Live
 from ..graph.subgraph import Subgraph
+from ..render import render
 from . import html as h
 from .tabs import Page, TabbedView
 
@@ -40,6 +42,19 @@ class LiveView(TabbedView):
         if self.stop_button is not None and live.stopped:
             self.stop_button.disabled = True
             self.stop_button.description = "Stopped"
+        self._repicture()
+
+    def _repicture(self) -> None:
+        """Redraw the picture shown in a kernel from the result just re-run (the status line and graph it reads).
+
+        A page that draws the canvas reports its own picture after each change too; where none does (nbclient,
+        the docs site, ``nbconvert --execute``), this one is what the saved notebook keeps.
+        """
+        if "_display_id" not in self.__dict__ or display.kernel_shell() is None or self.closed:
+            return  # not shown in a kernel yet: its first picture is drawn when it is
+        from IPython.display import update_display
+
+        update_display(self.picture(), raw=True, display_id=self._display_id)
 
     def tabs(self) -> list[tuple[str, Page]]:
         return [("Live", self.page)]
@@ -47,8 +62,16 @@ class LiveView(TabbedView):
     def static_html(self) -> str:
         parts = [f"<div><b>{h.esc(self.live.status())}</b></div>", f"<pre>{h.esc(self.live.query)}</pre>"]
         if self.live.subgraph:
-            parts.append(h.svg_image(self.drawing.svg(), alt=f"graph: {self.live.subgraph.summary()}"))
+            parts.append(h.svg_image(self._svg(), alt=f"graph: {self.live.subgraph.summary()}"))
         return "".join(parts)
+
+    def _svg(self) -> str:
+        """What the page last showed, once it has reported; else the live result as it is now, laid out here
+        (the drawing's own static picture is of the result the view began with)."""
+        canvas = self.drawing.__dict__.get("canvas")
+        if canvas is not None and getattr(canvas, "shown", None) is not None:
+            return self.drawing.svg()
+        return render(self.live.subgraph, self.options).svg()
 
     def text(self) -> str:
         return repr(self.live)
