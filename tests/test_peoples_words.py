@@ -86,3 +86,26 @@ def test_the_static_picture_legend_uses_the_same_words(shell, demo):
     result = run(shell, "%%gcypher --limit 200\nMATCH (n) RETURN n")
     picture = svg(result.subgraph, caption_property="name")
     assert "(source)" in picture and "__LangChainSource__" not in picture
+
+
+def test_the_schema_lists_bookkeeping_by_its_stored_name_and_says_it_in_the_legends_words(shell, demo):
+    """The schema shows everything in the graph, bookkeeping too, under the name a query matches; its picture
+    captions that node as its legend lists it, ``(source)``, and its tables say which names are bookkeeping."""
+    import base64
+    import re
+
+    from gestalt_nb.views.schema_view import SchemaView
+
+    result = run(shell, "%gschema")
+    picture = base64.b64decode(re.search(r'base64,([^"]+)', SchemaView(result).static_html()).group(1)).decode()
+    assert "__LangChainSource__" not in picture and picture.count(">(source)<") == 2  # its caption and its legend entry
+    source = result.subgraph.nodes["__LangChainSource__"]
+    assert source.properties["name"] == "(source)" and source.properties["label"] == "__LangChainSource__"
+    canvas = GraphCanvas(result.subgraph)
+    labels, types = legend_of(canvas)
+    assert "(source)" in labels and "(mentions)" in types and not bookkeeping_names(labels, types)
+    table = result.labels_df.set_index("label")
+    assert table.loc["__LangChainSource__", "bookkeeping"] == "(source)" and table.loc["Person", "bookkeeping"] == ""
+    kinds = result.relationships_df
+    assert set(kinds[kinds["start"] == "__LangChainSource__"]["bookkeeping"]) == {"(mentions)"}
+    assert set(kinds[kinds["type"] == "WORKS_FOR"]["bookkeeping"]) == {""}

@@ -25,6 +25,7 @@ from ..checks import positive
 from ..display import Displayable
 from ..engine.adapter import type_name as _type_name  # the adapter's own names for property types
 from . import catalog
+from .bookkeeping import is_bookkeeping, legend_label, legend_type
 from .subgraph import Edge, Node, Subgraph
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -106,7 +107,10 @@ class SchemaResult(Displayable):
 
     @cached_property
     def subgraph(self) -> Subgraph:
-        """The meta-graph: one node per label, one edge per (start label, type, end label)."""
+        """The meta-graph: one node per label, one edge per (start label, type, end label).
+
+        A bookkeeping label's node is captioned as the legend lists it, in words (``(source)``); its ``label``
+        property keeps the stored name, which a query matches."""
         meta = Subgraph(title=f"schema of '{self.alias}'")
         props = self.schema.get("node_props", {})
         for label in sorted(set(props) | {r[k] for r in self.schema.get("relationships", []) for k in ("start", "end")}):
@@ -115,7 +119,8 @@ class SchemaResult(Displayable):
                     label,
                     (label,),  # drawn in that label's colour, as its nodes are everywhere else
                     {
-                        "name": label,
+                        "name": legend_label((label,)),
+                        "label": label,
                         "nodes_with_label": self.count_text(label, self.label_counts),
                         "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
                     },
@@ -143,12 +148,13 @@ class SchemaResult(Displayable):
         rows = [
             {
                 "label": label,
+                "bookkeeping": legend_label((label,)) if is_bookkeeping(label) else "",  # as legends say it: (source)
                 "nodes": self.count_text(label, self.label_counts),
                 "properties": ", ".join(f"{p['property']}: {p['type']}" for p in props.get(label, [])),
             }
             for label in self.labels
         ]
-        return pd.DataFrame(rows, columns=["label", "nodes", "properties"])
+        return pd.DataFrame(rows, columns=["label", "bookkeeping", "nodes", "properties"])
 
     @cached_property
     def relationships_df(self):
@@ -158,6 +164,7 @@ class SchemaResult(Displayable):
         rows = [
             {
                 "type": rel["type"],
+                "bookkeeping": _bookkeeping_type(rel),  # as legends say it: (mentions)
                 "start": rel["start"],
                 "end": rel["end"],
                 "relationships of type": self.count_text(rel["type"], self.type_counts),
@@ -165,10 +172,16 @@ class SchemaResult(Displayable):
             }
             for rel in self.schema.get("relationships", [])
         ]
-        return pd.DataFrame(rows, columns=["type", "start", "end", "relationships of type", "properties"])
+        return pd.DataFrame(rows, columns=["type", "bookkeeping", "start", "end", "relationships of type", "properties"])
 
     def __repr__(self) -> str:
         return f"<SchemaResult '{self.alias}': {len(self.labels)} labels, {len(self.relationship_types)} relationship types>"
+
+
+def _bookkeeping_type(rel: dict[str, Any]) -> str:
+    """How legends list a relationship type joining ``rel``'s labels when it is bookkeeping (``(mentions)``), else ""."""
+    words = legend_type(rel["type"], ((rel["start"],), (rel["end"],)))
+    return words if words != rel["type"] else ""
 
 
 def schema(
