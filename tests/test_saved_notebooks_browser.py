@@ -1,13 +1,16 @@
 """Saved notebooks show their pictures wherever they go, offline (headless Chromium, every outside request refused).
 
-A notebook with a ``%%gcypher`` drawing, a ``%goverview`` and a ``%gschema`` on the demo graph is executed
-with nbclient twice, storing widget state and not. Each copy converted with ``jupyter nbconvert --to html`` shows
-every picture (nbconvert's HTML of the copy with state used to show none: it picks the widget, whose manager
-it asks unpkg.com for); with ``--template gestalt`` (gestalt_nb/nbconvert_template) it asks nothing off the machine. Each copy, trusted as a notebook saved in JupyterLab is, and the copy with
-state untrusted too, reopened in JupyterLab 4 without running (Notebook 7: the trusted copy without state)
-shows a picture (or the live canvas rebuilt from saved state) for every view and never "Error displaying
-widget: model not found" (which the trusted copy without state used to show: the fresh kernel has no models,
-as after a restart). Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder).
+A notebook with a ``%%gcypher`` drawing, a ``%goverview``, a ``%gschema``, a ``%gsubgraph`` and a claim status
+(``%claims status``: a badge and evidence tables, no drawing) on the demo graph is executed with nbclient twice,
+storing widget state and not. Each copy converted with ``jupyter nbconvert --to html`` shows every picture and
+the claim status (nbconvert's HTML of the copy with state used to show no picture: it picks the widget, whose
+manager it asks unpkg.com for); with ``--template gestalt`` (gestalt_nb/nbconvert_template) it asks nothing off
+the machine. Each copy, trusted as a notebook saved in JupyterLab is, and the copy with state untrusted too,
+reopened without running in JupyterLab 4 and in Notebook 7 shows a picture (or the live canvas rebuilt from
+saved state) for every drawing and the claim status's badge, and never "Error displaying widget: model not
+found" (which the trusted copy without state used to show: the fresh kernel has no models, as after a restart).
+Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder): each reopened copy's top and its
+last cells (the ``%gsubgraph`` and the claim status).
 """
 
 from __future__ import annotations
@@ -34,19 +37,24 @@ CELLS = [
     "%%gcypher\nMATCH (p:Person)-[w:WORKS_FOR]->(c:Company) RETURN p, w, c",
     "%goverview",
     "%gschema",
+    '%gsubgraph "alice chen" --hops 2',
+    "%claims status alice WORKS_FOR acme --valid-time 2024-07-01T00:00:00Z",
 ]
-VIEWS = [2, 3, 4]  # the cells that show a drawing
+VIEWS = [2, 3, 4, 5]  # the cells that show a drawing: %%gcypher, %goverview, %gschema, %gsubgraph
+STATUS = 6  # the claim status: a badge and evidence tables, no drawing
 
 # Per code cell: how many pictures (<img>/<svg> at least 50 px each way) and drawn canvases are visible, and
-# the visible text of outputs that show a widget error.
+# the visible non-empty claim status badges, and the visible text of outputs that show a widget error.
 SEEN_JS = """([cells]) => Array.from(document.querySelectorAll(cells)).map(cell => {
   const visible = (e) => { const r = e.getBoundingClientRect(); return r.width >= 50 && r.height >= 50 && e.checkVisibility(); };
   const pictures = Array.from(cell.querySelectorAll('img, svg')).filter(e => visible(e) && (e.tagName !== 'IMG' || e.naturalWidth > 0));
   const canvases = Array.from(cell.querySelectorAll('[data-gestalt-canvas]')).filter(visible)
     .filter(e => e.gestaltCanvas && e.gestaltCanvas.nodesDrawn && e.gestaltCanvas.nodesDrawn() > 0);
+  const statuses = Array.from(cell.querySelectorAll('.gestalt-status')).filter(e => e.checkVisibility()
+    && e.getBoundingClientRect().width > 0 && e.textContent.trim()).map(e => e.textContent.trim());
   const errors = Array.from(cell.querySelectorAll('*')).filter(e => e.children.length === 0 && e.checkVisibility()
     && /Error displaying widget|model not found/.test(e.textContent)).map(e => e.textContent.trim());
-  return {pictures: pictures.length, canvases: canvases.length, errors};
+  return {pictures: pictures.length, canvases: canvases.length, statuses, errors};
 })"""
 LAB_CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell.jp-CodeCell"
 
@@ -104,7 +112,8 @@ def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, temp
     finally:
         page.close()
     print("refused requests:", remote)
-    assert [cells[number]["pictures"] for number in VIEWS] == [1, 1, 1], cells
+    assert [cells[number]["pictures"] for number in VIEWS] == [1, 1, 1, 1], cells
+    assert cells[STATUS]["statuses"] == ["BOTH"], cells[STATUS]
     assert not any(cell["errors"] for cell in cells), cells
     if template == "gestalt":
         assert remote == [] and "widget-state+json" not in body
@@ -118,9 +127,7 @@ def trust(server: JupyterServer, path: Path) -> None:
 
 
 # (copy, with widget state, trusted). The untrusted copy first: the same bytes signed earlier would be trusted.
-# Notebook 7 (the same widget manager) reopens the copy that showed "model not found", to keep the run short.
-REOPENED = {"lab": [("untrusted-with-state", True, False), ("trusted-without-state", False, True), ("trusted-with-state", True, True)],
-            "notebook": [("trusted-without-state", False, True)]}
+COPIES = [("untrusted-with-state", True, False), ("trusted-without-state", False, True), ("trusted-with-state", True, True)]
 
 
 @pytest.mark.parametrize("frontend", ["lab", "notebook"])
@@ -130,7 +137,7 @@ def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
     page = JupyterPage(chromium, server)
     found = {}
     try:
-        for name, state, trusted in REOPENED[frontend]:
+        for name, state, trusted in COPIES:
             path = server.root / f"{name}.ipynb"
             path.write_bytes(saved[state].read_bytes())
             if trusted:
@@ -138,12 +145,16 @@ def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
             page.open(path.name)
             try:
                 page.page.wait_for_function(  # each view shows something: a picture, a drawn canvas or an error
-                    f"""([cells, views]) => {{ const seen = ({SEEN_JS})([cells]);
-                        return views.every(n => seen[n] && (seen[n].pictures + seen[n].canvases > 0 || seen[n].errors.length)); }}""",
-                    arg=[LAB_CELLS, VIEWS], timeout=30_000)
+                    f"""([cells, views, status]) => {{ const seen = ({SEEN_JS})([cells]);
+                        const shows = (n) => seen[n] && (seen[n].pictures + seen[n].canvases > 0 || seen[n].errors.length);
+                        return views.every(shows) && seen[status] && (seen[status].statuses.length || seen[status].errors.length); }}""",
+                    arg=[LAB_CELLS, VIEWS, STATUS], timeout=30_000)
                 page.pause(1.5)  # the widget manager has restored (or failed to find) the models by now
                 found[name] = seen(page.page, LAB_CELLS)
                 page.page.screenshot(path=str(SHOTS / f"saved-{frontend}-{name}.png"))
+                page.page.locator(LAB_CELLS).nth(VIEWS[-1]).evaluate("cell => cell.scrollIntoView({block: 'start'})")
+                page.pause(1.0)  # the cells scrolled to are painted
+                page.page.screenshot(path=str(SHOTS / f"saved-{frontend}-{name}-end.png"))
             finally:
                 page.close_notebook()
     finally:
@@ -151,8 +162,9 @@ def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
         page.close()
         server.stop()
     for name, cells in found.items():
-        print(frontend, name, [cells[number] for number in VIEWS])
+        print(frontend, name, [cells[number] for number in [*VIEWS, STATUS]])
         assert all(cells[number]["pictures"] + cells[number]["canvases"] >= 1 for number in VIEWS), (name, cells)
+        assert cells[STATUS]["statuses"] == ["BOTH"], (name, cells[STATUS])
         assert not any(cell["errors"] for cell in cells), (name, cells)
     assert remote == []
 
