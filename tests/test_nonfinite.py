@@ -158,3 +158,30 @@ def test_the_agents_query_tool_reads_the_values_too(odd, query):
     assert all(same(found[name], STORED[name]) for name in found) and "nan" in found, found
     if "r" in answer["records"][0]:
         assert math.isnan(answer["records"][0]["r"]["properties"]["w"])
+
+
+def test_the_overview_groups_by_the_number_the_20_digit_integer_and_community_and_shows_the_values(shell, tmp_path):
+    """Binned by a property of 20-digit integers (past int64, inside uint64: a float rounds them to ...168), every bin
+    edge is a stored value written in full; NaN and the infinities are groups of their own; drawn and exported."""
+    run(shell, f"%gestalt create {tmp_path / 'binned'}")
+    numbers = [float("nan"), math.inf, -math.inf, *map(float, range(30))]
+    for k, x in enumerate(numbers):
+        gestalt_nb.run("CREATE (n:P {k: $k, x: $x, big: $big}) RETURN count(n) AS c", {"k": k, "x": x, "big": BIG + k * 10**15}, write=True)
+    gestalt_nb.run("MATCH (a:P {k: 0}), (b:P {k: 1}) CREATE (a)-[r:R]->(b) RETURN count(r) AS c", write=True)
+    by_x = gestalt_nb.overview("x")
+    sizes = dict(zip(by_x.groups["name"], by_x.groups["size"]))
+    assert sizes["x = NaN"] == sizes["x = inf"] == sizes["x = -inf"] == 1 and sum(sizes.values()) == len(numbers)
+    by_big = gestalt_nb.overview("big")
+    stored = {f"{BIG + k * 10**15:,}" for k in range(len(numbers))}
+    edges = {edge for name in by_big.groups["name"] for edge in name.removeprefix("big ").split(" – ")}
+    assert edges <= stored and f"{BIG:,}" in edges, edges  # not 12,345,678,901,234,567,168
+    assert by_big.groups["size"].sum() == len(numbers)
+    members = by_big.members(int(by_big.groups.index[by_big.groups["name"].str.startswith(f"big {BIG:,} – ")][0]), limit=50)
+    assert BIG in members["big"].tolist()
+    by_community = gestalt_nb.overview("community")
+    assert by_community.groups["size"].sum() == len(numbers)
+    for grouped, shown in ((by_x, "x = NaN"), (by_big, f"big {BIG:,} – "), (by_community, "no relationships")):
+        canvas = grouped.canvas
+        assert shown in canvas.to_html(str(tmp_path / "overview.html"))
+        canvas.drill(0)
+        assert any(key not in canvas.subgraph.groups for key in canvas.subgraph.nodes)  # members drawn

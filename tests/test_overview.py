@@ -215,17 +215,30 @@ def children() -> set[str]:
     return found
 
 
+@pytest.fixture(scope="module")
+def sizable_made(tmp_path_factory):
+    """The sizable graph's folder, made once per module (ingesting it took 35-50 s a test on a busy machine)."""
+    path = tmp_path_factory.mktemp("sizable") / "g"
+    made = gestalt_nb.create(str(path), alias="sizable-made")
+    block, src, dst = planted([3000] * 10)
+    ingest(made, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
+    made.close()
+    return path
+
+
 @pytest.fixture
-def sizable(empty, monkeypatch):
-    """30,000 nodes, ~130,000 relationships (past the progress bar's threshold), Leiden in its own process as a big graph's."""
+def sizable(shell, sizable_made, tmp_path, monkeypatch):
+    """30,000 nodes, ~130,000 relationships (past the progress bar's threshold), Leiden in its own process as a big graph's:
+    a fresh copy of the module's folder each test, so nothing one test computed or kept is seen by the next."""
+    import shutil
+
     from gestalt_nb.grouped import compact, detect
 
     monkeypatch.setattr(detect, "APART_FROM", 0)
     monkeypatch.setattr(compact, "_APART_FROM", 0)  # chunks converted in a thread while the next are read, as at 1M
     monkeypatch.setattr(compact, "_CHUNK", 16_384)
-    block, src, dst = planted([3000] * 10)
-    ingest(empty, [["Node"]] * block.size, src, dst, ["LINKS"] * src.size)
-    return empty
+    shutil.copytree(sizable_made, tmp_path / "g")
+    return gestalt_nb.connect(str(tmp_path / "g"), alias="g")
 
 
 def test_a_timeout_stops_the_overview_says_how_to_raise_it_and_draws_nothing(shell, sizable, capsys):

@@ -56,6 +56,12 @@ def every_read(shell, path: Path) -> None:
     assert not any("matched exactly" in note for note in found.notes)
     shown = run(shell, '%gsubgraph "grace HOPPER" --hops 0')
     assert list(shown.seed_node_ids) == ["p2"]
+    communities = gestalt_nb.overview("community")  # the overview: communities, labels, a number; drawn, drilled, exported
+    assert communities.groups["size"].sum() == 5 and gestalt_nb.overview("label").groups["name"].tolist() == ["Person"]
+    by_year = run(shell, "%goverview --by born -o by_year")
+    assert by_year.groups["size"].sum() == 5
+    by_year.canvas.drill(0)
+    assert "Person" in communities.canvas.to_html()
 
 
 def test_a_plain_connect_and_every_read_leave_data_mdb_byte_identical(shell, tmp_path, capsys):

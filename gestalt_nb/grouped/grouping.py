@@ -10,6 +10,7 @@ communities by hand.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 from collections.abc import Callable
@@ -209,9 +210,7 @@ def by_property(db: Any, compact: Compact, name: str, *, max_groups: int = 300) 
     finite = [value for value in present if number(value) and math.isfinite(value)]
     notes: list[str] = []
     if all(number(value) for value in present) and len(set(finite)) > MAX_VALUES:
-        whole = all(isinstance(value, int) for value in finite)
-        edges = np.unique(np.quantile(np.asarray(finite, dtype=float), np.linspace(0, 1, BINS + 1)))
-        shown = (lambda edge: f"{int(edge):,}") if whole else (lambda edge: f"{edge:g}")
+        edges, shown = _edges(finite)
         labels = [f"{name} {shown(low)} – {shown(high)}" for low, high in zip(edges[:-1], edges[1:])]
         odd = {"nan": f"{name} = NaN", "inf": f"{name} = inf", "-inf": f"{name} = -inf"}
 
@@ -220,7 +219,7 @@ def by_property(db: Any, compact: Compact, name: str, *, max_groups: int = 300) 
                 return f"{name}: none"
             if not math.isfinite(value):
                 return odd[str(float(value))]
-            return labels[int(min(np.searchsorted(edges, float(value), side="right") - 1, len(labels) - 1))]
+            return labels[min(max(bisect.bisect_right(edges, value) - 1, 0), len(labels) - 1)]
 
         texts = [bin_of(value) for value in values]
         names = [*labels, *sorted(set(texts) - set(labels))]
@@ -234,6 +233,16 @@ def by_property(db: Any, compact: Compact, name: str, *, max_groups: int = 300) 
     position = {text: number_ for number_, text in enumerate(names)}
     raw_list = [position[text] for text in texts]
     return _numbered(np.asarray(raw_list, dtype=np.int64), names, compact.kept, max_groups, notes)
+
+
+def _edges(finite: list[Any]) -> tuple[list[Any], Callable[[Any], str]]:
+    """``BINS`` equal-count bins' edges and how an edge is written: integers' edges are stored values, compared and
+    written exactly (a float rounds 12345678901234567890 to ...168); other numbers' are quantiles, written short."""
+    if all(isinstance(value, int) for value in finite):
+        ordered = sorted(finite)
+        return sorted({ordered[round(step * (len(ordered) - 1) / BINS)] for step in range(BINS + 1)}), lambda edge: f"{edge:,}"
+    quantiles = np.unique(np.quantile(np.asarray(finite, dtype=float), np.linspace(0, 1, BINS + 1)))
+    return [float(edge) for edge in quantiles], lambda edge: f"{edge:g}"
 
 
 def _shown(value: Any) -> str:
