@@ -26,14 +26,14 @@ from ..engine.store import sequence
 
 #: Moments kept materialized per process (the oldest is dropped and its folder removed).
 KEEP = 4
-_history: dict[int, tuple[Any, list[tuple[int, int, int, Any]]]] = {}
+_history: dict[str, tuple[Any, list[tuple[int, int, int, Any]]]] = {}
 _moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str]] = OrderedDict()
 
 
 def history(db: GraphDB) -> list[tuple[int, int, int, Any]]:
     """Every version as (commit system time µs, commit id, order in its commit, version), read once per database state."""
-    key = (id(db), sequence(db))
-    kept = _history.get(id(db))
+    key = (db.database_id, sequence(db))  # the database's own identity, never id(): a closed one's may be reused
+    kept = _history.get(db.database_id)
     if kept is not None and kept[0] == key:
         return kept[1]
     versions = [
@@ -42,7 +42,7 @@ def history(db: GraphDB) -> list[tuple[int, int, int, Any]]:
         for version in commit.versions
         if hasattr(version, "node") or hasattr(version, "edge")
     ]
-    _history[id(db)] = (key, versions)
+    _history[db.database_id] = (key, versions)
     return versions
 
 
@@ -75,7 +75,7 @@ def at(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) ->
 
 def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) -> GraphDB:
     """A scratch database holding the graph at (``as_of``, ``known_at``); kept for the next read of the same moment."""
-    key = (id(db), sequence(db), as_of, known_at)
+    key = (db.database_id, sequence(db), as_of, known_at)
     if key in _moments:
         _moments.move_to_end(key)
         return _moments[key][0]
