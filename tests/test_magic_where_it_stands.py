@@ -47,7 +47,7 @@ def test_every_view_magic_of_a_cell_shows_in_order(shell, demo):
     models, value = views_shown(shell, '%goverview --by label\n%gsubgraph "alice chen" --hops 1\n%gschema')
     assert len(models) == 3 and len(set(models)) == 3
     assert isinstance(value, SchemaResult)  # the last one is still the cell's value
-    models, _ = views_shown(shell, "for _ in range(2):\n    %gschema\n")
+    models, _ = views_shown(shell, "for turn in range(2):\n    %gschema\n")  # not `for _`: a cell that assigns _ stops IPython updating it for the session
     assert len(models) == 2  # a loop shows each, as display() in a loop would
 
 
