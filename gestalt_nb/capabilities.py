@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .graph.neighbourhood import SubgraphResult
     from .graph.schema import SchemaResult
     from .grouped.result import OverviewResult
+    from .temporal.diff import DiffResult
 
 
 @checked_methods  # each argument checked against its annotation (checks.py), as the Connection's own methods are
@@ -47,6 +48,19 @@ class Capabilities:
 
         return run(self, query, params, write=write, limit=limit, timeout=timeout, memory_limit=memory_limit, budget=budget, as_of=as_of,
             known_at=known_at)
+
+    def diff(self, query: str, before: Any, after: Any, params: dict[str, Any] | None = None, *, known_at: Any = None, limit: int | None = None,
+            timeout: float | None = None) -> DiffResult:
+        """What ``query`` returned at ``before`` and at ``after`` (valid times), compared: added, removed and changed.
+
+        The read runs twice, as ``run(query, as_of=before)`` and ``run(query, as_of=after)`` (both as recorded by
+        ``known_at`` when given), each bounded and read-only as a read is; a read cut by ``limit`` at either moment is
+        compared as cut (the drawing says so). ``.changes`` has one row per added or removed node or relationship and one
+        per changed property (old → new); the result displays as a drawing coloured by change.
+        """
+        from .temporal.asof import diff  # deferred: keeps %load_ext light
+
+        return diff(self, query, before, after, params, known_at=known_at, limit=limit, timeout=timeout)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, *, limit: int | None = None, write: bool = False) -> QueryPlan:
         """The plan of ``query`` as ``run`` would execute it, and its slow-shape warnings. Runs nothing.
@@ -159,15 +173,20 @@ class Capabilities:
         return schema(self, refresh=refresh, nodes=nodes, edges=edges, exhaustive=exhaustive)
 
     def overview(self, by: str = "community", *, labels: list[str] | None = None, types: list[str] | None = None, resolution: float = 1.0,
-            max_groups: int = 300, timeout: float | None = None, memory_limit: int | str | None = None) -> OverviewResult:
+            max_groups: int = 300, timeout: float | None = None, memory_limit: int | str | None = None, as_of: Any = None,
+            known_at: Any = None, since: Any = None) -> OverviewResult:
         """The whole graph (or the nodes with ``labels`` and relationships of ``types``) seen as groups.
 
         ``by``: ``"community"`` (Leiden communities of the undirected graph), ``"label"`` (one group per
         label set) or a property name (one group per value; numbers with many values in stated bins).
         More than ``max_groups`` groups: the smallest are merged into one "other" group, and the note
         says so. Bounded like a cell's read (``timeout`` seconds, ``memory_limit``, the stop button):
-        a stop raises a clear error and draws nothing.
+        a stop raises a clear error and draws nothing. ``as_of`` (and ``known_at``) group the graph valid at that
+        moment as recorded by then, read from the database's history as ``run(as_of=)`` reads it (the database is only
+        read); ``since`` (earlier than ``as_of``, which defaults to now) groups every node present at either moment and
+        adds each group's growth: ``.groups`` gains ``before``, ``after``, ``added`` and ``removed`` (members at each moment).
         """
         from .grouped.build import overview  # deferred: keeps %load_ext light
 
-        return overview(self, by, labels=labels, types=types, resolution=resolution, max_groups=max_groups, timeout=timeout, memory_limit=memory_limit)
+        return overview(self, by, labels=labels, types=types, resolution=resolution, max_groups=max_groups, timeout=timeout, memory_limit=memory_limit,
+                        as_of=as_of, known_at=known_at, since=since)

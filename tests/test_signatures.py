@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: public call → (the capability it forwards to, parameters the call fills in, defaults it changes)
 FORWARDS = {
     "run": (asof.run, ("connection",), {}),
+    "diff": (asof.diff, ("connection",), {}),
     "explain": (explain.explain, ("connection",), {}),
     "schema": (schema.schema, ("connection",), {}),
     "overview": (build.overview, ("connection",), {}),
@@ -85,7 +86,7 @@ def test_a_setting_override_reaches_the_view(shell):
 CAPABILITIES = {
     "run": asof.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
     "load_nodes": loading.load_nodes, "load_edges": loading.load_edges, "from_networkx": networkx_io.from_networkx,
-    "schema": schema.schema, "overview": build.overview,
+    "schema": schema.schema, "overview": build.overview, "diff": asof.diff,
 }
 
 

@@ -71,7 +71,8 @@ def show(
 
 def overview(by: str = "community", *, labels: list[str] | None = None, types: list[str] | None = None,
         resolution: float = 1.0, max_groups: int = 300, timeout: float | None = None,
-        memory_limit: int | str | None = None, alias: str | None = None) -> OverviewResult:
+        memory_limit: int | str | None = None, as_of: Any = None, known_at: Any = None, since: Any = None,
+        alias: str | None = None) -> OverviewResult:
     """The whole graph seen as groups, drawn as super-nodes you open on the canvas (``%goverview``).
 
     A group is named by what sets it apart; the grouping is computed once per database state and reused.
@@ -94,6 +95,13 @@ def overview(by: str = "community", *, labels: list[str] | None = None, types: l
         Seconds the grouping may take (default ``settings.timeout``).
     memory_limit : int or str, optional
         Memory the process may gain meanwhile, e.g. ``"2GiB"`` (default ``settings.memory_limit``).
+    as_of : str, date, datetime or number, optional
+        Group the graph valid at this moment, from the database's history (the database is only read).
+    known_at : str, date, datetime or number, optional
+        With ``as_of``: the graph as recorded by this moment (default: everything recorded).
+    since : str, date, datetime or number, optional
+        An earlier moment: group every node present at either, and add each group's growth to ``.groups``
+        (``before``, ``after``, ``added``, ``removed``: its members at each moment).
     alias : str, optional
         The connection to read; the current one by default.
 
@@ -108,6 +116,7 @@ def overview(by: str = "community", *, labels: list[str] | None = None, types: l
     """
     return kept(_overview.overview(
         REGISTRY.get(alias), by, labels=labels, types=types, resolution=resolution, max_groups=max_groups, timeout=timeout, memory_limit=memory_limit,
+        as_of=as_of, known_at=known_at, since=since,
     ))
 
 

@@ -326,12 +326,4 @@ def diff(query: str, before: Any, after: Any, params: dict[str, Any] | None = No
     --------
     >>> gestalt_nb.diff("MATCH (p:Person)-[r:WORKS_AT]->(c:Company) RETURN p, r, c", "2021-01-01", "2024-01-01").changes
     """
-    from ..temporal.diff import compare  # deferred: keeps %load_ext light
-    from ..temporal.moments import instant, text  # deferred: keeps %load_ext light (GestaltDB)
-
-    chosen = REGISTRY.get(alias)
-    old = chosen.run(query, params, limit=limit, timeout=timeout, as_of=before, known_at=known_at)
-    new = chosen.run(query, params, limit=limit, timeout=timeout, as_of=after, known_at=known_at)
-    result = compare(query, text(instant(before, "before")), text(instant(after, "after")), old.subgraph, new.subgraph)
-    result.notes = [*old.notes[1:], *new.notes[1:]]  # the first of each says the moment it read
-    return result
+    return REGISTRY.get(alias).diff(query, before, after, params, known_at=known_at, limit=limit, timeout=timeout)

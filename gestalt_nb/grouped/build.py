@@ -19,7 +19,7 @@ from ..cypher.query import cell_budget
 from ..errors import GestaltError
 from ..graph.subgraph import Subgraph
 from . import compact as compacts
-from . import detect
+from . import detect, growth
 from . import grouping as groupings
 from .progress import SHOW_FROM, Progress
 from .result import OverviewResult
@@ -77,14 +77,20 @@ def overview(
     max_groups: int = 300,
     timeout: float | None = None,
     memory_limit: int | str | None = None,
+    as_of: Any = None,
+    known_at: Any = None,
+    since: Any = None,
 ) -> OverviewResult:
     """The work of :meth:`Connection.overview <gestalt_nb.capabilities.Capabilities.overview>`, ``connection`` first (documented there, once)."""
     _check(by, max_groups, resolution)
     labels, types = _names(labels, "labels"), _names(types, "types")
-    db = connection.db
-    store = compacts.store_of(db)
     budget = cell_budget(timeout, memory_limit)
     started = time.perf_counter()
+    moment = None
+    if as_of is not None or known_at is not None or since is not None:  # the graph at a moment: a scratch database
+        connection, moment = growth.at(connection, as_of, known_at, since, budget)
+    db = connection.db
+    store = compacts.store_of(db)
     state = compacts.state_of(db)
     kept = compacts.cached(db, labels=labels, types=types)
     reused = kept is not None and (by, resolution, max_groups) in kept.groupings
@@ -97,12 +103,14 @@ def overview(
             progress.show("finding groups" if by != "community" else "finding communities (Leiden)", READ_SHARE)
             grouping = _group(db, copy, by, resolution, max_groups, _watching(progress, budget), feeder)
         progress.show("summarising", READ_SHARE + GROUP_SHARE)
-        notes = [*copy.notes, *grouping.notes]
+        notes = [*(moment.notes() if moment else ()), *copy.notes, *grouping.notes]
         if reused:
             notes.append("The database is unchanged since the last overview: its copy and grouping were reused (nothing was read).")
         elif _LAST_STATE.get(id(store)) not in (None, state):
             notes.append("The graph was written to since the last overview: it was read and grouped again.")
-        result = OverviewResult(copy, grouping, by, connection, notes, 0.0, reused)
+        result = OverviewResult(copy, grouping, by, connection, notes, 0.0, reused, moment=moment.words if moment else "")
+        if moment is not None and moment.since is not None:
+            result.growth = growth.counts(moment, copy, grouping.membership, len(grouping.names))
         _drawn(copy, (by, resolution, max_groups), result)
         return result
 

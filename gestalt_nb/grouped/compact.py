@@ -135,8 +135,14 @@ def state_of(db: Any) -> int:
 def cached(db: Any, *, labels: list[str] | None = None, types: list[str] | None = None) -> Compact | None:
     """The kept copy for these labels and types when the database is unchanged since it was read, else None."""
     store = lmdb_store(db)
-    found = _CACHE.get((id(store), tuple(labels or ()), tuple(types or ()))) if store is not None else None
+    found = _CACHE.get(_key(db, store, labels, types)) if store is not None else None
     return found if found is not None and found.state == state_of(db) else None
+
+
+def _key(db: Any, store: Any, labels: list[str] | None, types: list[str] | None) -> tuple:
+    """A copy's key: the database's own identity with its store's (an id() alone may be reused by a later store, and
+    the scratch databases of moments, ``temporal/visible.py``, come and go with equal transaction ids)."""
+    return (getattr(db, "database_id", None), id(store), tuple(labels or ()), tuple(types or ()))
 
 
 def relationships_about(db: Any) -> int:
@@ -166,7 +172,7 @@ def read(db: Any, *, labels: list[str] | None = None, types: list[str] | None = 
     ``step(relationships)`` is called after each chunk read, and ``sink`` is given each chunk's relationships
     (only when the copy is read now: a kept copy is returned as it is)."""
     store = store_of(db)
-    key = (id(store), tuple(labels or ()), tuple(types or ()))
+    key = _key(db, store, labels, types)
     state = state_of(db)
     cached = _CACHE.get(key)
     if cached is not None and cached.state == state:

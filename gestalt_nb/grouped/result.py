@@ -76,6 +76,10 @@ class OverviewResult(Displayable):
     trail: tuple[str, ...] = ()
     #: Its super-nodes' id prefix before making it unique (a level inside group 3 of the top: "group:3/").
     base_prefix: str = "group:"
+    #: The moment it shows ("as of 2023-01-01T00:00:00Z"; empty: the present), from ``overview(as_of=)``.
+    moment: str = ""
+    #: With ``overview(since=)``: per group, its members ``before`` (at since), ``after`` (at the moment), ``added``, ``removed``.
+    growth: dict[str, np.ndarray] | None = None
 
     # -- what is in each group ----------------------------------------------------------
     @property
@@ -153,12 +157,14 @@ class OverviewResult(Displayable):
 
     def caption(self, group: int) -> str:
         head = self.naming.heads[group] or self.grouping.names[group]
-        return f"{head} ×{int(self.sizes[group]):,}"
+        grew = "" if self.growth is None else f" (+{int(self.growth['added'][group]):,} −{int(self.growth['removed'][group]):,})"
+        return f"{head} ×{int(self.sizes[group]):,}{grew}"
 
     @cached_property
     def groups(self):
         """One row per group: group, name, size, top label, label mix, relationship types, caption, what sets it
-        apart (``distinguishing``) and its best-connected members by name (``top_members``)."""
+        apart (``distinguishing``) and its best-connected members by name (``top_members``); with growth (``since=``)
+        also its members ``before`` (at since), ``after`` (at the moment), ``added`` and ``removed``."""
         import pandas as pd
 
         labels, types, naming = self._label_counts, self._type_counts, self.naming
@@ -170,8 +176,13 @@ class OverviewResult(Displayable):
                 "labels": _mix(labels[group], self.compact.labels, size),
                 "types": _mix(types[group], self.compact.type_names, int(types[group].sum())),
                 "caption": self.caption(group), "distinguishing": naming.distinguishing[group], "top_members": naming.members[group],
+                **self._grew(group),
             })
-        return pd.DataFrame(rows, columns=["group", "name", "size", "top_label", "labels", "types", "caption", "distinguishing", "top_members"])
+        return pd.DataFrame(rows, columns=["group", "name", "size", "top_label", "labels", "types", "caption", "distinguishing", "top_members",
+                                           *(self.growth or {})])
+
+    def _grew(self, group: int) -> dict[str, int]:
+        return {name: int(column[group]) for name, column in (self.growth or {}).items()}
 
     def within(self, group: Any, *, max_groups: int = 100) -> OverviewResult:
         """The communities inside ``group`` (its number or super-node id): Leiden again on its members and the
@@ -257,7 +268,8 @@ class OverviewResult(Displayable):
         properties = {"caption": self.caption(group), "nodes": size, "group": self.grouping.names[group],
                       "labels": _mix(labels, self.compact.labels, size),
                       "relationship types": _mix(types, self.compact.type_names, int(types.sum())),
-                      "highest degree": top, **({"apart": self.naming.distinguishing[group]} if self.naming.distinguishing[group] else {})}
+                      "highest degree": top, **({"apart": self.naming.distinguishing[group]} if self.naming.distinguishing[group] else {}),
+                      **self._grew(group)}
         return Node(self.node_id(group), (self.top_label(group),), properties)
 
     @cached_property
@@ -280,7 +292,7 @@ class OverviewResult(Displayable):
     @cached_property
     def subgraph(self) -> Subgraph:
         """One super-node per group and one super-edge per pair of connected groups, strongest first."""
-        where = f"{' › '.join(self.trail)}: " if self.trail else f"Overview by {self.by}: "
+        where = f"{' › '.join(self.trail)}: " if self.trail else f"Overview by {self.by}{' ' + self.moment if self.moment else ''}: "
         drawn = Subgraph(title=f"{where}{self.group_count:,} groups of {self.compact.node_count:,} nodes", notes=[*self.notes, *self.naming.notes])
         source, target, apart = self._ends_counted()
         names = self._member_names

@@ -72,6 +72,9 @@ def goverview_parser() -> Parser:
     parser.add_argument("--color", help="super-node colour: label (their most common label, default) or group")
     parser.add_argument("--timeout", type=float, help="seconds the overview may take (default: %config GestaltMagic.timeout)")
     parser.add_argument("--memory-limit", help="memory it may add, e.g. 2GiB (default: %config GestaltMagic.memory_limit)")
+    parser.add_argument("--as-of", metavar="WHEN", help="group the graph as it was valid at WHEN (a date, datetime or epoch seconds), from its history")
+    parser.add_argument("--known-at", metavar="WHEN", help="as it was recorded by WHEN (default: now)")
+    parser.add_argument("--since", metavar="WHEN", help="each group's growth since WHEN (members before, after, added, removed)")
     parser.add_argument("--alias", help="connection to use instead of the current one")
     parser.add_argument("-o", "--out", help="store the OverviewResult in this variable")
     return parser
@@ -139,7 +142,8 @@ class GraphMagics(MagicBase):
             raise GestaltError(f"--color is label or group, not {args.color!r}.")
         result = REGISTRY.get(args.alias).overview(
             args.by, labels=_names(args.labels), types=_names(args.types), resolution=args.resolution,
-            max_groups=args.max_groups, timeout=args.timeout, memory_limit=args.memory_limit,
+            max_groups=args.max_groups, timeout=args.timeout, memory_limit=args.memory_limit, as_of=args.as_of,
+            known_at=args.known_at, since=args.since,
         )
         if args.color == "group":
             result.view_options["color"] = Colour("group")  # the super-nodes' own property

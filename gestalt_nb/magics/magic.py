@@ -1,5 +1,5 @@
 """``GestaltMagic``: the one ``Magics`` + ``Configurable`` class IPython registers, made of one mixin per
-capability (``connections``, ``cypher``, ``graph``, ``data``, ``claims``, ``agents``), with the settings
+capability (``connections``, ``cypher``, ``graph``, ``data``, ``claims``, ``agents``, ``temporal``), with the settings
 ``%config GestaltMagic.<name>`` writes to :data:`gestalt_nb.options.settings`, and every ``%magic?`` page.
 """
 
@@ -23,8 +23,9 @@ from .cypher_args import gcypher_parser, ghistory_parser, gsnippets_parser
 from .data import DataMagics, gload_parser
 from .graph import GraphMagics, gexplore_parser, goverview_parser, gretrieve_parser, gschema_parser, gsubgraph_parser
 from .help import document
+from .temporal import TemporalMagics, gdiff_parser
 
-PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics)
+PARTS = (ConnectionMagics, CypherMagics, GraphMagics, DataMagics, ClaimMagics, AgentMagics, TemporalMagics)
 
 
 def setting_traits() -> dict[str, Any]:
@@ -85,6 +86,9 @@ HELP = (
     ("goverview", goverview_parser, "See the whole graph as groups (communities, label sets or a property's values), "
      "drawn as super-nodes whose area is their node count; double-click one to draw its members in place.",
      "%goverview --by community -o whole\n%goverview --by label --types KNOWS,WORKS_FOR", None),
+    ("gdiff", gdiff_parser, "Two moments of the graph compared (a read at each, from its history): what was added, removed and "
+     "changed, drawn coloured by change with the changes as a table. Read-only.",
+     "%gdiff 2021-01-01 2024-01-01\n%gdiff 2021-01-01 2024-01-01 --query 'MATCH (p:Person)-[r:WORKS_AT]->(c:Company) RETURN p, r, c'", None),
     ("gexplore", gexplore_parser, "Open the neighbourhood explorer, optionally starting at NODE_ID.",
      "%gexplore alice --budget 100 --sample 5", None),
     ("gretrieve", gretrieve_parser, "Run a GestaltDBRetriever and draw its paths from the seeds.",

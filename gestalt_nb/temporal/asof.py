@@ -1,4 +1,5 @@
-"""A read of the graph as it was valid at one moment (``as_of``), as it was recorded by another (``known_at``).
+"""A read of the graph as it was valid at one moment (``as_of``), as it was recorded by another (``known_at``); the
+same read at two moments compared (``diff``).
 
 The read runs as every read does (``cypher.query.run``: parsed, refused if it writes, a LIMIT pushed in, within the
 cell's time and memory budget) on the graph at that moment (:mod:`.visible`: GestaltDB's own history, read once per
@@ -18,6 +19,7 @@ from ..cypher.query import cell_budget
 from ..cypher.query import run as run_now
 from ..errors import GestaltError
 from . import moments, visible
+from .diff import DiffResult, compare
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..cypher.result import QueryResult
@@ -32,6 +34,15 @@ def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.Te
     return valid, recorded, words
 
 
+def at_moment(connection: Connection, valid: moments.TemporalInstant, recorded: moments.TemporalInstant | None, words: str,
+              budget: Budget, since: moments.TemporalInstant | None = None) -> Connection:
+    """A connection to the graph at (``valid``, ``recorded``) (with ``since``: at either moment), built within ``budget``;
+    it borrows the scratch database, which :mod:`.visible` keeps and closes."""
+    db = connection.db
+    moment, _ = run_within(lambda: visible.materialize(db, valid, recorded, since), budget, describe=f"graph {words}")
+    return type(connection)(alias=f"{connection.alias} ({words})", graph=GestaltDBGraph(moment), owned=False)
+
+
 def run(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
         timeout: float | None = None, memory_limit: int | str | None = None, budget: Budget | None = None, as_of: Any = None,
         known_at: Any = None) -> QueryResult:
@@ -42,10 +53,18 @@ def run(connection: Connection, query: str, params: dict[str, Any] | None = None
     if write or prepare(query, 1).writes:
         raise GestaltError(f"Refused: a read {words} cannot write (history is changed by loading versions); nothing was run.")
     budget = budget or cell_budget(timeout, memory_limit)
-    db = connection.db
-    moment, _ = run_within(lambda: visible.materialize(db, valid, recorded), budget, describe=f"graph {words}")
-    at_moment = type(connection)(alias=f"{connection.alias} ({words})", graph=GestaltDBGraph(moment), owned=False)
-    result = run_now(at_moment, query, params, limit=limit, budget=budget)
+    result = run_now(at_moment(connection, valid, recorded, words, budget), query, params, limit=limit, budget=budget)
     result.notes.insert(0, f"Read {words}: the graph valid then, from the database's own history.")
     result.alias = connection.alias
+    return result
+
+
+def diff(connection: Connection, query: str, before: Any, after: Any, params: dict[str, Any] | None = None, *, known_at: Any = None,
+         limit: int | None = None, timeout: float | None = None) -> DiffResult:
+    """The work of :meth:`Connection.diff <gestalt_nb.capabilities.Capabilities.diff>`, ``connection`` first (documented there, once)."""
+    words = moments.text(moments.instant(before, "before")), moments.text(moments.instant(after, "after"))  # named, before any read
+    old = run(connection, query, params, limit=limit, timeout=timeout, as_of=before, known_at=known_at)
+    new = run(connection, query, params, limit=limit, timeout=timeout, as_of=after, known_at=known_at)
+    result = compare(query, *words, old.subgraph, new.subgraph)
+    result.notes = [*old.notes[1:], *new.notes[1:]]  # the first of each says the moment it read
     return result

@@ -28,6 +28,7 @@ from ..engine.store import sequence
 KEEP = 4
 _history: dict[str, tuple[Any, list[tuple[int, int, int, Any]]]] = {}
 _moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str]] = OrderedDict()
+_ids: OrderedDict[tuple[Any, ...], frozenset[str]] = OrderedDict()
 
 
 def history(db: GraphDB) -> list[tuple[int, int, int, Any]]:
@@ -73,13 +74,21 @@ def at(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) ->
     return nodes, [edge for edge in edges if str(edge.source) in present and str(edge.target) in present]
 
 
-def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) -> GraphDB:
-    """A scratch database holding the graph at (``as_of``, ``known_at``); kept for the next read of the same moment."""
-    key = (db.database_id, sequence(db), as_of, known_at)
+def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None, since: TemporalInstant | None = None) -> GraphDB:
+    """A scratch database holding the graph at (``as_of``, ``known_at``); kept for the next read of the same moment.
+
+    With ``since``: everything valid at ``since`` or at ``as_of`` (a node's ``as_of`` version where it has one), so
+    one grouping covers both moments (the overview's growth); :func:`node_ids` says which nodes each moment holds.
+    """
+    key = (db.database_id, sequence(db), as_of, known_at, since)
     if key in _moments:
         _moments.move_to_end(key)
         return _moments[key][0]
     nodes, edges = at(db, as_of, known_at)
+    if since is not None:
+        earlier_nodes, earlier_edges = at(db, since, known_at)
+        nodes = list({node.get_id: node for node in [*earlier_nodes, *nodes]}.values())
+        edges = list({edge.get_id: edge for edge in [*earlier_edges, *edges]}.values())
     folder = tempfile.mkdtemp(prefix="gestalt-as-of-")
     size = 64 * 1024 * 1024 + 4096 * (len(nodes) + len(edges))
     moment = GraphDB.create(f"{folder}/graph", backend="lmdb", serializer="json", backend_options={"map_size": size})
@@ -92,6 +101,17 @@ def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant |
     while len(_moments) > KEEP:
         _drop(*_moments.popitem(last=False)[1])
     return moment
+
+
+def node_ids(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) -> frozenset[str]:
+    """The stored ids of the nodes valid at ``as_of`` as recorded by ``known_at``."""
+    key = (db.database_id, sequence(db), as_of, known_at)
+    if key not in _ids:
+        _ids[key] = frozenset(node.get_id for node in at(db, as_of, known_at)[0])
+        while len(_ids) > KEEP:
+            _ids.popitem(last=False)
+    _ids.move_to_end(key)
+    return _ids[key]
 
 
 def _drop(moment: GraphDB, folder: str) -> None:
