@@ -88,6 +88,12 @@ def test_gdiff_without_a_query_compares_the_whole_graph(loaded, shell):
     assert len(result.subgraph.nodes) == len(people["id"].unique()) + len(companies)
 
 
+def test_a_diff_of_reads_cut_at_the_limit_says_so(loaded, shell):
+    cut = run(shell, f"%gdiff {MOMENTS[0]} {MOMENTS[1]} --limit 5")
+    assert cut.notes[0].startswith("The read was cut at 5 rows at both moments: what lies past the cut")
+    assert "cut" not in " ".join(run(shell, f"%gdiff {MOMENTS[0]} {MOMENTS[1]} --limit 100000").notes)
+
+
 def test_gdiff_known_at_reads_both_moments_as_recorded_then(loaded, shell):
     people, *_ = loaded
     recorded = datetime.now(timezone.utc)

@@ -8,7 +8,8 @@ and read back from its history (``iter_temporal_commits``), by its own rule of w
 - ``history``: a load's rows → GestaltDB's node and relationship version writes, and which rows are valid now;
 - ``visible``: the graph valid at a moment as recorded by another, written once into a scratch database (never the
   data file) and kept for the next read of the same moment;
-- ``asof``: a read at a moment — the usual bounded read (``cypher.query.run``) over ``visible``'s graph;
+- ``asof``: a read at a moment — the usual bounded read (``cypher.query.run``) over ``visible``'s graph — and the
+  same read at two moments compared (``diff``, ``Connection.diff``);
 - ``diff``: two drawings of the same read compared → ``DiffResult`` (``.changes``, a drawing coloured by change).
 
 Imports: ``errors``, ``graph``, ``display``, ``cypher``, ``engine`` and GestaltDB's public names; ``data`` imports

@@ -67,4 +67,9 @@ def diff(connection: Connection, query: str, before: Any, after: Any, params: di
     new = run(connection, query, params, limit=limit, timeout=timeout, as_of=after, known_at=known_at)
     result = compare(query, *words, old.subgraph, new.subgraph)
     result.notes = [*old.notes[1:], *new.notes[1:]]  # the first of each says the moment it read
+    if old.truncated or new.truncated:
+        result.notes.insert(0, f"The read was cut at {len((old if old.truncated else new).df):,} rows at "
+                               f"{'both moments' if old.truncated and new.truncated else words[0] if old.truncated else words[1]}: "
+                               "what lies past the cut at one moment and not the other shows as added or removed. Raise the limit "
+                               "(--limit) to compare everything.")
     return result
