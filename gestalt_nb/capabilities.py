@@ -55,7 +55,7 @@ class Capabilities:
 
         The read runs twice, as ``run(query, as_of=before)`` and ``run(query, as_of=after)`` (both as recorded by
         ``known_at`` when given), each bounded and read-only as a read is; a read cut by ``limit`` at either moment is
-        compared as cut (the drawing says so). ``.changes`` has one row per added or removed node or relationship and one
+        compared as cut, and the first note says so. ``.changes`` has one row per added or removed node or relationship and one
         per changed property (old → new); the result displays as a drawing coloured by change.
         """
         from .temporal.asof import diff  # deferred: keeps %load_ext light

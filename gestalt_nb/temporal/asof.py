@@ -70,6 +70,6 @@ def diff(connection: Connection, query: str, before: Any, after: Any, params: di
     if old.truncated or new.truncated:
         result.notes.insert(0, f"The read was cut at {len((old if old.truncated else new).df):,} rows at "
                                f"{'both moments' if old.truncated and new.truncated else words[0] if old.truncated else words[1]}: "
-                               "what lies past the cut at one moment and not the other shows as added or removed. Raise the limit "
-                               "(--limit) to compare everything.")
+                               "what lies past the cut at one moment and not the other shows as added or removed. Raise limit= "
+                               "(%gdiff --limit) to compare everything.")
     return result
