@@ -71,6 +71,8 @@ class Connection(Capabilities, Makers):  # run, explain, subgraph, … (capabili
     closed: bool = field(default=False, init=False)
     #: A directory gestalt-nb made for this connection (the default demo) and removes on close.
     scratch: Path | None = field(default=None, repr=False)
+    #: What to do once the graph is gone, where reopening the path is not it (a moment's copy: read it again).
+    reopen: str | None = field(default=None, repr=False)
     _handle: GestaltDBGraph | None = field(default=None, init=False, repr=False)
 
     @property
@@ -90,6 +92,8 @@ class Connection(Capabilities, Makers):  # run, explain, subgraph, … (capabili
             raise GestaltError(f"Connection '{self.alias}' is closed. {self._reopen_hint()}")
 
     def _reopen_hint(self) -> str:
+        if self.reopen is not None:
+            return self.reopen
         if self.path is not None:
             return f"Reopen it with %gestalt open {self.path}"
         return "Wrap an open graph again with %gestalt use VAR"

@@ -187,3 +187,14 @@ def test_the_same_state_and_moment_give_the_same_groups_in_every_process(growing
         done = subprocess.run([sys.executable, "-c", GROUPS_OF, str(path)], capture_output=True, text=True, timeout=300, env=env)
         assert done.returncode == 0, done.stderr[-2000:]
         assert json.loads(done.stdout.strip().splitlines()[-1]) == here
+
+
+def test_an_overview_whose_moment_was_let_go_says_to_read_it_again(growing):
+    from gestalt_nb.errors import GestaltError
+    from gestalt_nb.temporal import visible
+
+    grouped = gestalt_nb.overview(by="label", as_of="2021-06-01")
+    for year in range(2022, 2022 + visible.KEEP):  # more moments than are kept: the first one's copy is let go
+        gestalt_nb.run("MATCH (n) RETURN count(n) AS c", as_of=f"{year}-06-01")
+    with pytest.raises(GestaltError, match=r"the graph as of 2021-06-01T00:00:00Z, copied from the database's history .* again\.$"):
+        grouped.drill_subgraph(0)

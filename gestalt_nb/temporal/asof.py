@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from langchain_gestaltdb import GestaltDBGraph
-
 from ..cypher.budget import Budget, run_within
 from ..cypher.prepare import prepare
 from ..cypher.query import cell_budget
@@ -40,7 +38,9 @@ def at_moment(connection: Connection, valid: moments.TemporalInstant, recorded: 
     it borrows the scratch database, which :mod:`.visible` keeps and closes."""
     db = connection.db
     moment, _ = run_within(lambda: visible.materialize(db, valid, recorded, since), budget, describe=f"graph {words}")
-    return type(connection)(alias=f"{connection.alias} ({words})", graph=GestaltDBGraph(moment), owned=False)
+    again = (f"It was the graph {words}, copied from the database's history and let go after {visible.KEEP} other moments were read: "
+             f"run the read or overview {words} again.")
+    return type(connection)(alias=f"{connection.alias} ({words})", graph=visible.borrow(moment), owned=False, reopen=again)
 
 
 def run(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,

@@ -21,13 +21,14 @@ from typing import Any
 
 from gestaltdb.graphdb import GraphDB, VersionOperation
 from gestaltdb.temporal import TemporalInstant
+from langchain_gestaltdb import GestaltDBGraph
 
 from ..engine.store import sequence
 
 #: Moments kept materialized per process (the oldest is dropped and its folder removed).
 KEEP = 4
 _history: dict[str, tuple[Any, list[tuple[int, int, int, Any]]]] = {}
-_moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str]] = OrderedDict()
+_moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str, list[GestaltDBGraph]]] = OrderedDict()
 _ids: OrderedDict[tuple[Any, ...], frozenset[str]] = OrderedDict()
 
 
@@ -97,10 +98,20 @@ def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant |
             tx.put_nodes(nodes)
         if edges:
             tx.put_edges_bulk(edges, check_existing=False)
-    _moments[key] = (moment, folder)
+    _moments[key] = (moment, folder, [])
     while len(_moments) > KEEP:
         _drop(*_moments.popitem(last=False)[1])
     return moment
+
+
+def borrow(moment: GraphDB) -> GestaltDBGraph:
+    """An adapter over a kept moment's scratch database, closed when the moment is let go (so a result still holding it
+    says it is gone instead of reaching a closed LMDB environment)."""
+    adapter = GestaltDBGraph(moment)
+    for kept, _, adapters in _moments.values():
+        if kept is moment:
+            adapters.append(adapter)
+    return adapter
 
 
 def node_ids(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) -> frozenset[str]:
@@ -114,7 +125,9 @@ def node_ids(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | No
     return _ids[key]
 
 
-def _drop(moment: GraphDB, folder: str) -> None:
+def _drop(moment: GraphDB, folder: str, adapters: list[GestaltDBGraph]) -> None:
+    for adapter in adapters:
+        adapter.close()  # not the owner: marks it closed, the database is closed below
     try:
         moment.close()
     finally:
