@@ -28,6 +28,7 @@ _NAMES = {
     **dict.fromkeys(["Edge", "Node", "Subgraph"], "graph.subgraph"),
     **dict.fromkeys(["connect", "connection", "create", "demo", "last_result", "use"], "api.opening"),
     **dict.fromkeys(["diff", "explain", "live", "query_history", "query_subgraph", "run", "saved_snippets", "schema", "shortest_path"], "api.querying"),
+    **dict.fromkeys(["timeline"], "api.time"),
     **dict.fromkeys(["from_networkx", "load_edges", "load_graph_documents", "load_nodes"], "api.loading"),
     **dict.fromkeys(["explore", "overview", "show", "show_retrieval", "show_trace"], "api.drawing"),
     **dict.fromkeys(["answer", "extract", "ingest_graph_documents", "plan", "set_planner_model"], "api.asking"),
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads 
     from .api.loading import from_networkx, load_edges, load_graph_documents, load_nodes
     from .api.opening import connect, connection, create, demo, last_result, use
     from .api.querying import diff, explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
+    from .api.time import timeline
     from .cypher.result import QueryResult
     from .graph.subgraph import Edge, Node, Subgraph
     from .session import Connection

@@ -291,13 +291,23 @@ def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *
             columns: bool = True) -> dict[str, Any]:
     """The base ``graph`` trait of a canvas (relationships in columns, ``ec``; ``columns=False``: a dict each, ``edges``)."""
     vocabulary.asked = subgraph.asked
+    marked = subgraph.faded | subgraph.changed.keys() if subgraph.faded or subgraph.changed else set()
     with building():
         if columns:
             nodes = vocabulary.nodes(subgraph, caption_property)
             index = {node_id: number for number, node_id in enumerate(subgraph.nodes)}
-            packed, edges = vocabulary.edge_columns(list(subgraph.edges.values()), subgraph.highlight_edges, subgraph.groups, index)
+            plain = [edge for edge in subgraph.edges.values() if edge.id not in marked] if marked else list(subgraph.edges.values())
+            packed, edges = vocabulary.edge_columns(plain, subgraph.highlight_edges, subgraph.groups, index)
+            if marked:  # a ghost's or a change's marks go with a dict each (the columns carry none)
+                edges += [vocabulary.edge(edge, edge.id in subgraph.highlight_edges, subgraph.groups)
+                          for edge in subgraph.edges.values() if edge.id in marked]
         else:
             nodes, edges = vocabulary.elements(subgraph, caption_property)
+    if marked:
+        for node_id, item in zip(subgraph.nodes, nodes):
+            mark(item, node_id, subgraph)
+        for item in edges:
+            mark(item, item["id"], subgraph)
     graph = {
         "nodes": nodes,
         "edges": edges,
@@ -310,6 +320,18 @@ def payload(subgraph: Subgraph, vocabulary: Vocabulary, caption_property: str, *
     if columns:
         graph["ec"] = packed
     return graph
+
+
+def mark(item: dict[str, Any], key: Any, subgraph: Subgraph) -> dict[str, Any]:
+    """``item`` (a node or relationship as the page gets it) marked ``o`` (drawn faded, a ghost) and ``d`` (its changed
+    properties, ``{property: [before, after]}``, bounded as the panel's values are) from ``subgraph.faded`` / ``.changed``."""
+    if key in subgraph.faded:
+        item["o"] = 1
+    changes = subgraph.changed.get(key)
+    if changes:
+        item["d"] = {shorten(str(name), 100): [bounded_value(before), bounded_value(after)]
+                     for name, (before, after) in list(changes.items())[:MAX_PROPERTIES]}
+    return item
 
 
 def as_rows(graph: dict[str, Any]) -> dict[str, Any]:

@@ -34,12 +34,14 @@ from .drill import collapse_selected
 from .drill import drill as drill_group
 from .encode import ViewMethods
 from .path import draw_path
-from .payload import Vocabulary, as_rows, compact_json, payload
+from .payload import Vocabulary, as_rows, compact_json, mark, payload
 from .protocol import AddOp, Click, Collapse, DoubleClick, FitOp, Handlers, HighlightOp, Op, Path, Ready, RemoveOp, Sync, Undo, page_state
 from .protocol import parse as parse_message
 from .snapshot import Shown
 from .snapshot import svg_of as snapshot_svg
 from .standalone import write as write_page
+from .timeline import Frames
+from .timeline import pack as pack_timeline
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +76,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
     selected = traitlets.List(traitlets.Unicode()).tag(sync=True)
     height = traitlets.Int(560).tag(sync=True)
     settings = traitlets.Dict().tag(sync=True)
+    _timeline: Frames | None = None
 
     def __init__(
         self,
@@ -119,6 +122,8 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         self._log, self._undo = [], []
         self._counts = counts
         graph = {**payload(self.subgraph, self.vocabulary, self.caption_property, counts=counts), "view": self.view_state}
+        if self._timeline is not None:
+            graph["tl"] = pack_timeline(self._timeline, self.subgraph, self.vocabulary, self.caption_property)
         packed = gzip.compress(compact_json(graph), compresslevel=1, mtime=0)
         with self.hold_sync():
             self.settings = {**self._expander_settings(self._expander), "caption": self.caption_property}
@@ -130,6 +135,16 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         """The base payload, decoded from ``graph_gz`` when read (the kernel keeps only the packed copy), with
         a dict per relationship in ``edges`` (the page gets them in columns: ``protocol.EdgeColumns``)."""
         return as_rows(json.loads(gzip.decompress(self.graph_gz)))
+
+    @property
+    def timeline(self) -> Frames | None:
+        """The moments this drawing's slider steps through (``canvas.timeline.Frames``), or None: no slider."""
+        return self._timeline
+
+    @timeline.setter
+    def timeline(self, frames: Frames | None) -> None:
+        self._timeline = frames
+        self.reset(self.subgraph, counts=self._counts)
 
     @property
     def expander(self) -> Expander | None:
@@ -174,6 +189,8 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         dropped_edges = len(fresh) - len(new_edges)  # past the cap, or an endpoint the node cap left out
         for edge in new_edges:
             self.subgraph.add_edge(edge, highlight=edge.id in part.highlight_edges)
+        self.subgraph.faded |= part.faded
+        self.subgraph.changed.update(part.changed)
         for note in part.notes:
             if note not in self.subgraph.notes:
                 self.subgraph.notes.append(note)
@@ -188,8 +205,8 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         with building():
             op = AddOp(
                 op="add",
-                nodes=[self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
-                edges=[self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
+                nodes=[mark(self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups), node.id, part) for node in new_nodes],
+                edges=[mark(self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups), edge.id, part) for edge in new_edges],
             )
         if len(self.vocabulary.labels) != labels_before:
             op["labels"] = self.vocabulary.legend()

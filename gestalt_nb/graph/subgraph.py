@@ -94,6 +94,10 @@ class Subgraph:
     #: Bookkeeping labels and types the query wrote out (``bookkeeping.asked_in``): its legend shows them as
     #: they are; every other bookkeeping name is listed in words (``(source)``) or left out.
     asked: frozenset[str] = frozenset()
+    #: Nodes and relationships drawn faded, as ghosts (a diff's removed ones; a time slider's just gone).
+    faded: set[str] = field(default_factory=set)
+    #: Properties that changed, per node or relationship id: {property: (before, after)}, listed old → new in the panel.
+    changed: dict[str, dict[str, tuple[Any, Any]]] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------
     def add_node(self, node: Node, *, highlight: bool = False) -> None:
@@ -162,6 +166,8 @@ class Subgraph:
         self.truncated = self.truncated or other.truncated
         self.groups.update(other.groups)
         self.asked |= other.asked
+        self.faded |= other.faded
+        self.changed.update(other.changed)
         self.notes.extend(note for note in other.notes if note not in self.notes)
         return self
 
@@ -169,7 +175,8 @@ class Subgraph:
         """A copy to grow: what ``Subgraph(title=self.title, truncated=self.truncated).merge(self)`` makes, in bulk."""
         nodes, edges = dict(self.nodes), dict(self.edges)
         return Subgraph(nodes, edges, self.highlight_nodes & nodes.keys(), self.highlight_edges & edges.keys(),
-                        self.truncated, list(dict.fromkeys(self.notes)), self.title, dict(self.groups), self.asked)
+                        self.truncated, list(dict.fromkeys(self.notes)), self.title, dict(self.groups), self.asked,
+                        set(self.faded), dict(self.changed))
 
     # -- bounding -----------------------------------------------------------
     def capped(self, max_nodes: int, max_edges: int, *, reason: str = "") -> Subgraph:
@@ -203,6 +210,8 @@ class Subgraph:
             title=self.title,
             groups={key: value for key, value in self.groups.items() if key in kept_nodes},
             asked=self.asked,
+            faded={key for key in self.faded if key in kept_nodes or key in kept_edges},
+            changed={key: value for key, value in self.changed.items() if key in kept_nodes or key in kept_edges},
         )
 
     # -- reading ------------------------------------------------------------

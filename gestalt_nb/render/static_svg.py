@@ -86,10 +86,10 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
         node_id: (round(pad_x + x * (width - 2 * pad_x)), round(pad_top + y * (height - pad_top - pad_bottom)))
         for node_id, (x, y) in positions.items()
     }
-    lines = "".join(
-        f"M{place[e.source][0]} {place[e.source][1]}L{place[e.target][0]} {place[e.target][1]}"
-        for e in subgraph.edges.values()
-        if e.source in place and e.target in place
+    drawn = [e for e in subgraph.edges.values() if e.source in place and e.target in place]
+    lines, ghost_lines = (
+        "".join(f"M{place[e.source][0]} {place[e.source][1]}L{place[e.target][0]} {place[e.target][1]}" for e in drawn if (e.id in subgraph.faded) is ghosts)
+        for ghosts in (False, True)
     )
     groups: dict[str, list[str]] = defaultdict(list)
     labels: dict[str, str] = {}
@@ -98,7 +98,8 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
         r = 7 if node.id in subgraph.highlight_nodes else 5
         label = legend_label(node.labels, subgraph.asked)  # a bookkeeping label in words: (source)
         labels.setdefault(label, label_color(label or None))
-        groups[labels[label]].append(f'<circle cx="{x}" cy="{y}" r="{r}"/>')
+        ghost = ' fill-opacity="0.25" stroke-opacity="0.25"' if node.id in subgraph.faded else ""  # a ghost: faded
+        groups[labels[label]].append(f'<circle cx="{x}" cy="{y}" r="{r}"{ghost}/>')
     texts = []
     if len(subgraph.nodes) <= 150:
         for node in subgraph.nodes.values():
@@ -114,6 +115,7 @@ def svg(subgraph: Subgraph, *, caption_property: str, width: int = 900, height: 
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="10">',
         '<rect width="100%" height="100%" fill="#fff"/>',
         f'<path d="{lines}" stroke="#8c959f" stroke-width="1" fill="none"/>' if lines else "",
+        f'<path d="{ghost_lines}" stroke="#8c959f" stroke-opacity="0.3" stroke-width="1" stroke-dasharray="3 3" fill="none"/>' if ghost_lines else "",
         *(f'<g fill="{colour}" stroke="#fff" stroke-width="1">{"".join(items)}</g>' for colour, items in groups.items()),
         f'<g fill="#24292f" text-anchor="middle">{"".join(texts)}</g>',
         f'<g fill="#24292f">{legend}</g>',

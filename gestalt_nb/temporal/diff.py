@@ -3,8 +3,9 @@
 The drawing is one ``Subgraph`` (the one drawable shape): the later moment's nodes and relationships plus what was
 removed, each node carrying the property ``change`` (``added`` / ``removed`` / ``changed`` / ``same``; ``change (diff)``
 where the read's own nodes have a ``change``) that the result's view colours by and the legend names; what changed is
-highlighted. Removed nodes are drawn in their own colour, not as faded ghosts (the canvas has no per-node transparency
-yet). The result displays as its view: Graph (coloured by change) | Changes | Query.
+highlighted. Relationships carry ``change`` too (coloured and filtered by it like the nodes); removed nodes and
+relationships are drawn faded, as ghosts (``Subgraph.faded``); a changed one's properties are listed old → new in the
+canvas's panel (``Subgraph.changed``). The result displays as its view: Graph (coloured by change) | Changes | Query.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ def _fields(item: Node | Edge) -> dict[str, Any]:
     return fields
 
 
-def _compare(kind: str, old: dict[Any, Any], new: dict[Any, Any], rows: list[tuple[Any, ...]]) -> dict[Any, str]:
-    """Rows for one kind (node / relationship) appended to ``rows``; each id's change returned."""
+def _compare(kind: str, old: dict[Any, Any], new: dict[Any, Any], rows: list[tuple[Any, ...]],
+             changed: dict[Any, dict[str, tuple[Any, Any]]]) -> dict[Any, str]:
+    """Rows for one kind (node / relationship) appended to ``rows``, what changed put in ``changed``; each id's change returned."""
     marks: dict[Any, str] = {}
     for key, item in new.items():
         if key not in old:
@@ -73,6 +75,8 @@ def _compare(kind: str, old: dict[Any, Any], new: dict[Any, Any], rows: list[tup
         differing = [name for name in sorted(set(before) | set(after), key=str) if before.get(name) != after.get(name)]
         marks[key] = "changed" if differing else "same"
         rows.extend((key, kind, "changed", name, before.get(name), after.get(name)) for name in differing)
+        if differing:
+            changed[key] = {name: (before.get(name), after.get(name)) for name in differing}
     for key in old:
         if key not in new:
             marks[key] = "removed"
@@ -83,22 +87,24 @@ def _compare(kind: str, old: dict[Any, Any], new: dict[Any, Any], rows: list[tup
 def compare(query: str, before: str, after: str, old: Subgraph, new: Subgraph) -> DiffResult:
     """``old`` (the read at ``before``) against ``new`` (at ``after``)."""
     rows: list[tuple[Any, ...]] = []
-    node_marks = _compare("node", old.nodes, new.nodes, rows)
-    edge_marks = _compare("relationship", old.edges, new.edges, rows)
     drawing = Subgraph(title=f"{before} → {after}", notes=[*old.notes, *new.notes], truncated=old.truncated or new.truncated)
+    node_marks = _compare("node", old.nodes, new.nodes, rows, drawing.changed)
+    edge_marks = _compare("relationship", old.edges, new.edges, rows, drawing.changed)
     name = change_name(old, new)
     for key, mark in node_marks.items():
         node = new.nodes.get(key) or old.nodes[key]
         drawing.add_node(Node(node.id, node.labels, {**node.properties, name: mark}), highlight=mark != "same")
     for key, mark in edge_marks.items():
-        drawing.add_edge(new.edges.get(key) or old.edges[key], highlight=mark != "same")
+        edge = new.edges.get(key) or old.edges[key]
+        drawing.add_edge(Edge(edge.id, edge.source, edge.target, edge.type, {**edge.properties, name: mark}), highlight=mark != "same")
+    drawing.faded = {key for marks in (node_marks, edge_marks) for key, mark in marks.items() if mark == "removed"}
     changes = pd.DataFrame(rows, columns=COLUMNS)
     return DiffResult(query, before, after, changes, drawing, change_property=name)
 
 
 def change_name(*drawings: Subgraph) -> str:
-    """``change``, or ``change (diff)``, ``change (diff 2)``, … where the read's own nodes have that property already."""
-    taken = {key for drawing in drawings for node in drawing.nodes.values() for key in node.properties}
+    """``change``, or ``change (diff)``, ``change (diff 2)``, … where the read's own nodes or relationships have that property already."""
+    taken = {key for drawing in drawings for items in (drawing.nodes, drawing.edges) for item in items.values() for key in item.properties}
     name, number = CHANGE, 1
     while name in taken:
         name, number = f"{CHANGE} (diff{'' if number == 1 else f' {number}'})", number + 1

@@ -23,6 +23,7 @@ from ..graphrag.writing import ExtractionResult
 from ..grouped.result import OverviewResult
 from ..memory.result import MemoryResult
 from ..temporal.diff import DiffResult
+from ..temporal.timeline import TimelineResult
 from .claim_views import ClaimExplanationView, ClaimStatusView, ClaimTableView
 from .diff_view import DiffView
 from .graph_view import GraphView
@@ -34,6 +35,7 @@ from .result_view import ResultView
 from .retrieval_view import RetrievalView
 from .schema_view import SchemaView
 from .subgraph_view import SubgraphView
+from .timeline_view import TimelineView
 from .trace_view import TraceView
 
 VIEWS: dict[type, Any] = {
@@ -52,6 +54,7 @@ VIEWS: dict[type, Any] = {
     ExtractionResult: ExtractionView,
     OverviewResult: OverviewView,
     DiffResult: DiffView,
+    TimelineResult: TimelineView,
     # memory answers read like query answers: Graph | Table | JSON | Info, the namespace tree first
     MemoryResult: lambda result, **options: ResultView(result.as_query_result(), **options),
 }

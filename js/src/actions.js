@@ -71,7 +71,8 @@ export class Actions {
     const labs = this.nodeLabels(a);
     if (labs.length) rows.push([labs.length > 1 ? "labels" : "label", labs.join(", ")]);
     rows.push(["degree", String(this.view.graph.degree(key))]);
-    if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
+    if (a.o) rows.push(["shown", "faded: not there at this moment (a ghost)"]);
+    propertyRows(rows, a.p, a.d);
     this.view.ui.showInfo({ title: a.c, rows });
   }
 
@@ -88,7 +89,8 @@ export class Actions {
       ["to", this.view.nd.get(t).c],
       ["id", key],
     ];
-    if (a.p) for (const k of Object.keys(a.p)) rows.push([k, fmtValue(a.p[k])]);
+    if (a.o) rows.push(["shown", "faded: not there at this moment (a ghost)"]);
+    propertyRows(rows, a.p, a.d);
     this.view.ui.showInfo({ title: type, rows });
   }
 
@@ -222,4 +224,18 @@ export class Actions {
     const hid = hiddenN ? " (" + hiddenN.toLocaleString("en-US") + " hidden)" : "";
     this.view.ui.setCount(nodes + " · " + rels + hid);
   }
+}
+
+// The panel's property rows: each property's value, a changed one as "old → new" (those changed away listed too).
+/**
+ * @param {[string, string][]} rows
+ * @param {Record<string, unknown> | null} p
+ * @param {import("./payload.js").Changes | null} d
+ */
+function propertyRows(rows, p, d) {
+  const changed = (/** @type {string} */ k) => d && Object.prototype.hasOwnProperty.call(d, k) && Array.isArray(d[k]);
+  const shown = (/** @type {unknown} */ v) => (v === null || v === undefined ? "(none)" : fmtValue(v));
+  const arrow = (/** @type {string} */ k) => shown(/** @type {[unknown, unknown]} */ (d && d[k])[0]) + " → " + shown(/** @type {[unknown, unknown]} */ (d && d[k])[1]);
+  if (p) for (const k of Object.keys(p)) rows.push([k, changed(k) ? arrow(k) : fmtValue(p[k])]);
+  if (d) for (const k of Object.keys(d)) if (!(p && Object.prototype.hasOwnProperty.call(p, k)) && changed(k)) rows.push([k, arrow(k)]);
 }

@@ -13,6 +13,8 @@ import { communities, pagerank } from "./metrics.js";
  * @property {Map<string, string> | null} of  node -> colour
  * @property {Map<string, string | null> | null} cat  node -> its category (the legend's filter)
  * @property {Map<string, unknown>} [val]  node -> its number (a ramp: the legend's range filter)
+ * @property {string} [prop]  categories of this property: a relationship that has it is coloured (and filtered) alike
+ * @property {Map<string, string>} [colours]  category -> its colour
  * @property {import("./legend.js").ColorLegend} legend
  */
 /** @typedef {{by: string, of: Map<string, number> | null, legend: import("./legend.js").SizeLegend}} SizeEncoding  the size factor of every node (null `of`: by degree) */
@@ -142,7 +144,8 @@ export function encodeColor(view, spec) {
   if (otherName) entries.push({ name: otherName, color: OTHER, n: order.slice(CATEGORY_PALETTE.length).reduce((a, e) => a + e[1], 0) });
   const none = view.graph.order - values.size;
   if (none) entries.push({ name: "(no value)", color: OTHER, n: none });
-  return { by, of: out, cat, legend: { title: "colour: " + name, kind: "categories", entries } };
+  const prop = by === "community" ? undefined : name;
+  return { by, of: out, cat, prop, colours: colourOf, legend: { title: "colour: " + name, kind: "categories", entries } };
 }
 
 /**

@@ -79,6 +79,7 @@ export class Filters {
    */
   typeHidden(d) {
     const f = this.view.filt;
+    if (f && f.cats.size && f.cats.has(/** @type {string} */ (this.view.styles.edgeCategory(d)))) return true; // coloured by a category: filtered by it too
     return !!f && (f.types.size > 0 || f.keepTypes !== null) && off(f.types, f.keepTypes, d.y >= 0 ? String(this.view.types[d.y]) : "(no type)");
   }
 

@@ -30,6 +30,7 @@ import { internals } from "./spare.js";
  * @property {() => Promise<void> | null} whenSettled
  * @property {() => import("sigma/types").CameraState | null} cameraState
  * @property {() => Record<string, {x: number, y: number, r: number}>} openDiscs  an overview's open groups: the last disc opened in each, on screen
+ * @property {() => unknown} timeline  a time slider's moment shown, ghosts and step times (timeline.js); null without one
  * @property {() => unknown} [scene]  added by export.js
  * @property {() => unknown} [lastReport]  added by export.js
  */
@@ -164,6 +165,7 @@ function drawingHooks(view, flush, screen) {
       }
       return out;
     },
+    timeline: () => view.timeline.state(),
   };
 }
 

@@ -3,8 +3,11 @@ import Graph from "graphology";
 
 /** @typedef {import("graphology").default} GraphT  the drawn graph (display attributes only: x, y, color, size, label, …) */
 /** @typedef {import("graphology-types").Attributes} Attrs  a node's or relationship's display attributes (what sigma draws) */
-/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean}} WireNode  a node as the kernel sends it */
-/** @typedef {{id?: string | number | null, s: string | number, t: string | number, y?: number, h?: number | boolean, p?: Record<string, unknown> | null, w?: number}} WireEdge  a relationship as the kernel sends it */
+/** @typedef {Record<string, [unknown, unknown]>} Changes  changed properties: {name: [before, after]} (the panel lists them old → new) */
+/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean, o?: number, d?: Changes}} WireNode  a node as the kernel sends it (o: a ghost, drawn faded) */
+/** @typedef {{id?: string | number | null, s: string | number, t: string | number, y?: number, h?: number | boolean, p?: Record<string, unknown> | null, w?: number, o?: number, d?: Changes}} WireEdge  a relationship as the kernel sends it */
+/** @typedef {{n: number[], e: string[], p?: Record<string, Record<string, unknown>>}} Frame  one moment of a time slider: nodes present (positions in `nodes`), relationships present (ids), properties that differ then */
+/** @typedef {{valid: string[], known: string[], f: Frame[]}} TimelineSpec  a time slider's moments (canvas/timeline.py) */
 /** @typedef {{name: string, color?: string}} WireLabel  one label of the payload's `labels` */
 /** @typedef {{style?: Record<string, any>, layout?: {name?: string, options?: Record<string, unknown>}, filter?: import("./protocol.js").FilterOp | null}} ViewSpec  the view the Python side asked for (filter.js) */
 /** @typedef {{id: string[], s: number[], t: number[], y: number[], h: true | Set<number>, p: Map<number, Record<string, unknown>>, w: Map<number, number>}} Columns  EdgeColumns, checked (edgeColumns) */
@@ -20,6 +23,7 @@ import Graph from "graphology";
  * @property {{nodes?: number, edges?: number}} counts
  * @property {ViewSpec} view
  * @property {Record<string, unknown> | null} at  {key: [x, y]}: where a page showed them (to_html)
+ * @property {TimelineSpec | null} tl  a time slider's moments (timeline.js), or null
  */
 /**
  * @typedef {object} NodeData  what the page keeps of a node beside the graph (view.nd)
@@ -30,10 +34,12 @@ import Graph from "graphology";
  * @property {number} h  1: highlighted
  * @property {Record<string, unknown> | null} p  properties for the panel
  * @property {number} g  1: an overview's super-node
+ * @property {number} o  1: a ghost (drawn faded: removed, or gone at this moment)
+ * @property {Changes | null} d  properties changed: listed old → new in the panel
  * @property {number} [deg]  degree
  * @property {boolean} [fixed]  pinned
  */
-/** @typedef {{y: number, h: number, p: Record<string, unknown> | null, w: number}} EdgeData  what the page keeps of a relationship (view.ed): type position, highlighted, properties, super-edge count */
+/** @typedef {{y: number, h: number, p: Record<string, unknown> | null, w: number, o: number, d: Changes | null}} EdgeData  what the page keeps of a relationship (view.ed): type position, highlighted, properties, super-edge count, ghost, changes */
 /**
  * A Map read with get() only for keys it holds (every drawn node and relationship has its entry: addItems and removeIds keep
  * them in step with the graph), so get() gives the value; has() answers for any other key.
@@ -62,6 +68,7 @@ export function normalizePayload(p) {
     counts: p.counts && typeof p.counts === "object" ? p.counts : {},
     view: p.view && typeof p.view === "object" ? p.view : {}, // style / layout / filter (filter.js)
     at: p.at && typeof p.at === "object" ? p.at : null, // {key: [x, y]}: where a page showed them (to_html)
+    tl: p.tl && typeof p.tl === "object" && Array.isArray(p.tl.f) && Array.isArray(p.tl.valid) ? p.tl : null, // a time slider (timeline.js)
   };
 }
 
@@ -113,6 +120,8 @@ function nodeData(n) {
     h: n.h ? 1 : 0,
     p: n.p && typeof n.p === "object" ? n.p : null,
     g: n.g ? 1 : 0, // an overview's super-node
+    o: n.o ? 1 : 0,
+    d: changes(n.d),
   };
 }
 
@@ -127,7 +136,17 @@ function edgeData(e) {
     p: e.p && typeof e.p === "object" ? e.p : null,
     // an overview's super-edge: how many relationships it stands for (its width, log scale)
     w: typeof e.w === "number" && Number.isFinite(e.w) && e.w >= 1 ? e.w : 0,
+    o: e.o ? 1 : 0,
+    d: changes(e.d),
   };
+}
+
+/**
+ * @param {unknown} d
+ * @returns {Changes | null}
+ */
+function changes(d) {
+  return d && typeof d === "object" ? /** @type {Changes} */ (d) : null;
 }
 
 let edgeSeq = 0;

@@ -93,6 +93,8 @@
  * @property {import("./filter.js").LayoutSpec} layoutSpec
  * @property {import("./filter.js").Filter} filt
  * @property {Set<string>} filtered  nodes the filter hides
+ * @property {Set<string> | undefined} absent  nodes and relationships not present at a time slider's moment (timeline.js)
+ * @property {import("./timeline.js").Timeline} timeline  the time slider part (timeline.js)
  * @property {import("./protocol.js").FilterOp | null} pendingFilter  the payload's filter, applied after the build
  * @property {{at: string, n: number} | undefined} plain  relationships a caption must not cross, counted (plainEdges)
  * @property {{at: string, v: [number, number]} | undefined} wRange  log of the weakest and strongest super-edge (weightRange)

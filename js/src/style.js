@@ -114,9 +114,46 @@ export class Styles {
     }
     if (sel || d.g || (hl && this.view.hlCount <= LIMITS.forcedLabels)) a.forceLabel = true;
     else delete a.forceLabel;
-    if (this.view.hidden.has(key) || (this.view.filtered && this.view.filtered.has(key))) a.hidden = true;
+    if (d.o && !sel) this.ghost(a);
+    if (this.view.hidden.has(key) || (this.view.filtered && this.view.filtered.has(key)) || (this.view.absent && this.view.absent.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
+  }
+
+  // A ghost (removed in a diff, gone at a slider's moment): faded towards the background, smaller, under the others,
+  // no ring and no caption unless hovered. (An opaque mix: sigma blends colours as not premultiplied, so a real alpha
+  // would wash out on a light background and vanish on a dark one; the static picture uses real opacity.)
+  /**
+   * @param {Attrs} a
+   * @private
+   */
+  ghost(a) {
+    a.color = this.faded(a.color);
+    a.size *= 0.8;
+    for (const name of ["type", "ringColor", "ringSize", "gapColor", "forceLabel"]) delete a[name];
+    a.zIndex = 0;
+  }
+
+  /**
+   * @param {string} color
+   * @returns {string}
+   */
+  faded(color) {
+    const c = parseColor(color), bg = parseColor(this.view.theme.bg);
+    return c && bg ? toHex(mix(c, bg, 0.3)) : color;
+  }
+
+  // A relationship's category when the nodes are coloured by categories of a property it has too (a diff's
+  // `change`): coloured and filtered by it like the nodes; null for any other.
+  /**
+   * @param {import("./payload.js").EdgeData} d
+   * @returns {string | null}
+   */
+  edgeCategory(d) {
+    const c = this.view.enc && this.view.enc.color;
+    if (!c || !c.prop || !c.colours || !d.p || !Object.prototype.hasOwnProperty.call(d.p, c.prop)) return null;
+    const v = d.p[c.prop];
+    return v === null || v === undefined ? null : typeof v === "object" ? JSON.stringify(v) : String(v);
   }
 
   /**
@@ -130,7 +167,9 @@ export class Styles {
     const sel = this.view.selectedEdge === key;
     // everything matched (every node and relationship highlighted): emphasise nothing
     const hl = d.h && !(this.view.hlCount > 0 && this.view.hlCount >= this.view.nd.size && this.view.ehlCount >= this.view.ed.size);
-    a.color = sel ? t.select : hl ? t.edgeHi : t.edge;
+    const cat = this.edgeCategory(d);
+    const catColor = cat !== null && this.view.enc && this.view.enc.color.colours ? this.view.enc.color.colours.get(cat) || t.edge : null;
+    a.color = sel ? t.select : catColor || (hl ? t.edgeHi : t.edge);
     if (sel || hl) {
       a.size = Math.max(2.2, this.view.edgeSize * 2.5);
       if (this.view.edgeType !== "arrow") a.type = this.view.bigEdgeHi;
@@ -151,7 +190,8 @@ export class Styles {
       if (sel || hl) a.forceLabel = true;
       else delete a.forceLabel;
     }
-    if (this.view.filt && this.view.filters.typeHidden(d)) a.hidden = true;
+    if (d.o && !sel) a.color = this.faded(a.color);
+    if ((this.view.filt && this.view.filters.typeHidden(d)) || (this.view.absent && this.view.absent.has(key))) a.hidden = true;
     else delete a.hidden;
     return a;
   }

@@ -2,7 +2,7 @@
 // The rest is done by its parts, each an object it holds in a field and each holding the view (their state and one
 // another's): view.rendering (renderer.js), .styles (style.js), .captions (captions.js), .edgeText (edgelabels.js),
 // .actions (actions.js), .deltas (delta.js), .drill (drill.js), .report (snapshot.js), .exporter (export.js),
-// .filters (filter.js) and .layouts (layouts/index.js).
+// .filters (filter.js), .layouts (layouts/index.js) and .timeline (timeline.js).
 import { normalizePayload, newGraph, addItems, edgeCount } from "./payload.js";
 import { startPositions } from "./layout.js";
 import { buildUI } from "./ui.js";
@@ -22,6 +22,7 @@ import { Report } from "./snapshot.js";
 import { Exporter } from "./export.js";
 import { Filters } from "./filter.js";
 import { Layouts } from "./layouts/index.js";
+import { Timeline } from "./timeline.js";
 
 /** @typedef {import("./state.js").Model} Model */
 /** @typedef {import("./state.js").HostElement} HostElement */
@@ -70,6 +71,7 @@ export class CanvasView extends ViewState {
     this.exporter = new Exporter(this);
     this.filters = new Filters(this);
     this.layouts = new Layouts(this);
+    this.timeline = new Timeline(this);
     /** @type {HostElement} */
     const root = document.createElement("div");
     root.className = "gc-root";
@@ -161,6 +163,7 @@ export class CanvasView extends ViewState {
     this.styles.countHighlights();
     if (this.pendingFilter) this.filters.applyFilterOp(this.pendingFilter);
     else if (enc.color.of || enc.size.of || this.hlCount !== counted[0] || this.ehlCount !== counted[1]) this.styles.restyleAll();
+    this.timeline.start(p.tl); // a drawing with history: its slider shows the first moment (timeline.js)
     m.positions = performance.now();
 
     this.showState();
@@ -264,6 +267,7 @@ export class CanvasView extends ViewState {
 
   teardown() {
     clearTimeout(this.reportTimer);
+    this.timeline.stop();
     if (this.layout) this.layout.stop();
     this.layout = null;
     this.rendering.dropRenderer();
