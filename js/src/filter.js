@@ -70,7 +70,7 @@ export class Filters {
    * @returns {boolean}
    */
   isHiddenNode(k) {
-    return this.view.hidden.has(k) || !!(this.view.filtered && this.view.filtered.has(k));
+    return this.view.hidden.has(k) || !!(this.view.filtered && this.view.filtered.has(k)) || !!(this.view.absent && this.view.absent.has(k));
   }
 
   /**

@@ -1,0 +1,189 @@
+"""The time slider in real JupyterLab 4 (headless Chromium, offline): ``gestalt_nb.timeline`` at 5 moments of a history
+of 1,000 nodes (950 people, 50 companies). A person steps it with its buttons, drags it with the mouse and plays it; each time the canvas shows
+exactly that moment's nodes (those just gone faded, as ghosts, for one step), the moment is written on the canvas, and
+a node present at two moments stands in the same place on the screen. Each step's time to sigma's next frame is
+measured and printed (a measurement, not an assert: ``python -m pytest tests/test_timeline_jupyter.py -s``); the data
+file's hash is the same after it all."""
+
+from __future__ import annotations
+
+import statistics
+
+import nbformat
+import pytest
+
+from .jupyter_page import ARGS, CHROMIUM, SHOTS, JupyterPage, JupyterServer
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
+
+FIVE = ["2020-06-01", "2021-03-01", "2022-07-01", "2023-11-01", "2024-09-01"]
+SETUP = """
+%load_ext gestalt_nb
+import hashlib, random, pathlib, json
+import pandas as pd
+import gestalt_nb
+%gestalt create @PATH@
+rnd = random.Random(11)
+people, jobs = [], []
+for n in range(950):
+    change = f"202{rnd.randrange(0, 5)}-0{rnd.randrange(1, 10)}-01"
+    people.append({"id": f"p{n}", "name": f"Person {n}", "role": "engineer", "from": "2019-01-01", "to": change})
+    people.append({"id": f"p{n}", "name": f"Person {n}", "role": rnd.choice(["lead", "manager"]), "from": change, "to": None})
+    start = f"20{rnd.randrange(19, 24)}-{rnd.randrange(1, 13):02d}-01"
+    end = f"20{int(start[2:4]) + rnd.randrange(2, 4)}-{start[5:7]}-01"  # two years or more: at one moment at least
+    jobs.append({"job": f"j{n}", "person": f"p{n}", "company": f"c{rnd.randrange(50)}", "from": start, "to": end})
+companies = pd.DataFrame([{"id": f"c{n}", "name": f"Company {n}", "from": None, "to": None} for n in range(50)])
+gestalt_nb.load_nodes(pd.DataFrame(people), id="id", label="Person", valid_from="from", valid_to="to")
+gestalt_nb.load_nodes(companies, id="id", label="Company", valid_from="from", valid_to="to")
+gestalt_nb.load_edges(pd.DataFrame(jobs), source="person", target="company", type="WORKS_AT", id="job", valid_from="from", valid_to="to")
+data = next(pathlib.Path("@PATH@").rglob("data.mdb"))
+digest = lambda: hashlib.sha256(data.read_bytes()).hexdigest()
+before = digest()
+"""
+SHOW = "t = gestalt_nb.timeline('MATCH (p:Person)-[r:WORKS_AT]->(c:Company) RETURN p, r, c', {five!r}, limit=20000)\nt"
+FRAMES = "print(json.dumps({'frames': [sorted(map(str, f.nodes)) for f in t.frames], 'all': len(t.subgraph.nodes), 'same': digest() == before}))"
+CANVAS = "document.querySelector('[data-gestalt-canvas]')"
+HOOK = "([expr]) => { const h = " + CANVAS + ".gestaltCanvas; return eval(expr); }"
+
+
+def hook(page, expr):
+    return page.page.evaluate(HOOK, [expr])
+
+
+def wait_frame(page, frame, steps):
+    """Until the slider shows ``frame`` and sigma has drawn ``steps`` steps."""
+    page.page.wait_for_function(
+        "([f, n]) => { const s = " + CANVAS + ".gestaltCanvas.timeline(); return s && s.frame === f && s.steps.length >= n; }",
+        arg=[frame, steps], timeout=30_000)
+
+
+def check_moment(page, frames, frame, ghosts_from=None):
+    """What the canvas shows is the moment ``frame``: its nodes drawn (and those gone since ``ghosts_from`` faded), every
+    drawn node inside the visible canvas, the moment written on it, in sight."""
+    state = hook(page, "h.timeline()")
+    present = set(frames[frame])
+    assert set(state["present"]) == present
+    ghosts = set(state["ghosts"])
+    assert ghosts == (set(frames[ghosts_from]) - present if ghosts_from is not None else set())
+    positions = hook(page, "h.positions()")
+    assert set(positions) == present | ghosts  # what is drawn: this moment's nodes and its ghosts, nothing else
+    box = page.page.locator(".gc-sigma").first.bounding_box()
+    inside = [key for key, p in positions.items() if p and 0 <= p["x"] <= box["width"] and 0 <= p["y"] <= box["height"]]
+    assert len(inside) >= 0.95 * len(positions)
+    label = page.page.locator("[data-gestalt-moment]").first
+    assert label.is_visible() and label.text_content() == f"valid {FIVE[frame]}"
+    at = label.bounding_box()
+    assert box["x"] <= at["x"] and at["x"] + at["width"] <= box["x"] + box["width"] and box["y"] <= at["y"] <= box["y"] + box["height"]
+    if ghosts:
+        key = sorted(ghosts)[0]
+        faded, normal = hook(page, f"h.nodeStyle({key!r}).color"), hook(page, f"h.nodeStyle({sorted(present)[0]!r}).color")
+        assert faded != normal and brightness(faded) > brightness(normal)  # towards the white background
+    return positions
+
+
+def brightness(colour):
+    colour = colour.lstrip("#")
+    return sum(int(colour[i:i + 2], 16) for i in (0, 2, 4))
+
+
+def test_the_slider_steps_drags_and_plays_through_five_moments_in_place(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(SETUP.replace("@PATH@", str(tmp_path / "history"))), nbformat.v4.new_code_cell(SHOW.format(five=FIVE))]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with JupyterServer("lab") as server:
+        nbformat.write(nb, server.root / "slider.ipynb")
+        with sync_api.sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = JupyterPage(chromium, server, viewport={"width": 1400, "height": 1000})
+            try:
+                page.open("slider.ipynb")
+                page.run_all(timeout=400)
+                page.page.wait_for_function("() => { const el = " + CANVAS + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=120_000)
+                page.page.evaluate("() => " + CANVAS + ".gestaltCanvas.whenSettled()")
+                known = page.kernel_json(FRAMES, timeout=120)
+                frames = known["frames"]
+                assert known["all"] == 1000 and len({tuple(f) for f in frames}) == 5
+                page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()
+                before = check_moment(page, frames, 0)
+                page.page.screenshot(path=str(SHOTS / "timeline-0.png"))
+                for frame in range(1, 5):  # the Next button, as a person clicks it
+                    page.page.locator('[data-gestalt-time="next"]').first.click()
+                    wait_frame(page, frame, frame)
+                    now = check_moment(page, frames, frame, ghosts_from=frame - 1)
+                    both = set(frames[frame - 1]) & set(frames[frame])
+                    assert both and all(now[key] == before[key] for key in both)  # present at both: not moved
+                    before = now
+                    if frame == 2:
+                        page.page.screenshot(path=str(SHOTS / "timeline-2.png"))
+                page.page.screenshot(path=str(SHOTS / "timeline-4.png"))
+                # dragged back to the start with the mouse, along the valid-time slider
+                slider = page.page.locator('[data-gestalt-slider="valid"]').first.bounding_box()
+                y = slider["y"] + slider["height"] / 2
+                page.page.mouse.move(slider["x"] + slider["width"] - 3, y)
+                page.page.mouse.down()
+                page.page.mouse.move(slider["x"] + 2, y, steps=12)
+                page.page.mouse.up()
+                wait_frame(page, 0, 5)
+                check_moment(page, frames, 0, ghosts_from=hook(page, "h.timeline().steps.at(-2).frame"))
+                page.page.locator('[data-gestalt-time="play"]').first.click()
+                wait_frame(page, 1, 6)
+                page.page.locator('[data-gestalt-time="play"]').first.click()  # pause
+                assert hook(page, "h.timeline().playing") is False
+                steps = [step["ms"] for step in hook(page, "h.timeline().steps")[1:5]]  # the four Next clicks
+                print(f"\nslider steps at {known['all']:,} nodes (click to sigma's next frame): "
+                      f"{', '.join(f'{ms:.0f}' for ms in steps)} ms; median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms")
+                assert page.kernel_json(FRAMES, timeout=60)["same"]  # the data file: not a byte written
+                assert not page.errors, page.errors
+            finally:
+                page.close()
+
+
+DIFF = """
+%load_ext gestalt_nb
+import pandas as pd
+import gestalt_nb
+%gestalt create @PATH@
+people = pd.DataFrame({"id": ["a", "a", "b", "c", "d"], "name": ["Ada", "Ada", "Bo", "Cy", "Di"], "role": ["dev", "lead", "dev", "ops", "qa"],
+                       "since": ["2020-01-01", "2022-01-01", "2020-01-01", "2023-01-01", "2020-01-01"], "until": ["2022-01-01", None, "2022-06-01", None, None]})
+gestalt_nb.load_nodes(people, id="id", label="Person", valid_from="since", valid_to="until")
+knows = pd.DataFrame({"id": ["ab", "ac", "ad"], "s": ["a", "a", "a"], "t": ["b", "c", "d"], "since": ["2020-01-01", "2023-02-01", "2020-01-01"], "until": ["2022-06-01", None, None]})
+gestalt_nb.load_edges(knows, source="s", target="t", type="KNOWS", id="id", valid_from="since", valid_to="until")
+d = gestalt_nb.diff("MATCH (p:Person) OPTIONAL MATCH (p)-[k:KNOWS]->(q:Person) RETURN p, k, q", "2021-01-01", "2024-01-01")
+d
+"""
+
+
+def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_new(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(DIFF.replace("@PATH@", str(tmp_path / "diffed")))]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with JupyterServer("lab") as server:
+        nbformat.write(nb, server.root / "diff.ipynb")
+        with sync_api.sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = JupyterPage(chromium, server)
+            try:
+                page.open("diff.ipynb")
+                page.run_all(timeout=200)
+                page.page.wait_for_function("() => { const el = " + CANVAS + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=120_000)
+                page.page.evaluate("() => " + CANVAS + ".gestaltCanvas.whenSettled()")
+                colour = {key: hook(page, f"h.nodeStyle({key!r}).color") for key in "abcd"}
+                assert brightness(colour["b"]) > brightness(colour["c"]) + 100  # removed: a ghost, faded to the background
+                edges = hook(page, "h.elements().edges")
+                assert len({edges[key]["a"]["color"] for key in ("ab", "ac", "ad")}) == 3  # removed / added / same: three colours
+                page.page.screenshot(path=str(SHOTS / "diff-ghosts.png"))
+                page.page.locator('[data-gestalt-legend="removed"]').first.click()  # the legend filters by change
+                assert set(hook(page, "h.positions()")) == {"a", "c", "d"}
+                assert "ab" not in {key for key, edge in hook(page, "h.elements().edges").items() if not edge["a"].get("hidden")}
+                page.page.locator('[data-gestalt-legend="removed"]').first.click()
+                box = page.page.locator(".gc-sigma").first.bounding_box()
+                at = hook(page, "h.screenPosition('a')")
+                page.page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
+                page.page.wait_for_function("() => document.querySelector('.gc-panel').textContent.includes('dev → lead')", timeout=10_000)
+                page.page.locator("[data-gestalt-canvas]").first.screenshot(path=str(SHOTS / "diff-panel.png"))
+                assert not page.errors, page.errors
+            finally:
+                page.close()
