@@ -8,6 +8,7 @@ file's hash is the same after it all."""
 from __future__ import annotations
 
 import statistics
+from contextlib import contextmanager
 
 import nbformat
 import pytest
@@ -82,63 +83,69 @@ def check_moment(page, frames, frame, ghosts_from=None):
     return positions
 
 
+@contextmanager
+def notebook(name, cells, timeout):
+    """JupyterLab with a notebook of ``cells``, run; yields its page once the canvas has drawn and settled."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with JupyterServer("lab") as server:
+        nbformat.write(nb, server.root / name)
+        with sync_api.sync_playwright() as playwright:
+            page = JupyterPage(playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS), server)
+            try:
+                page.open(name)
+                page.run_all(timeout=timeout)
+                page.page.wait_for_function("() => { const el = " + CANVAS + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=120_000)
+                page.page.evaluate("() => " + CANVAS + ".gestaltCanvas.whenSettled()")
+                yield page
+                assert not page.errors, page.errors
+            finally:
+                page.close()
+
+
 def brightness(colour):
     colour = colour.lstrip("#")
     return sum(int(colour[i:i + 2], 16) for i in (0, 2, 4))
 
 
 def test_the_slider_steps_drags_and_plays_through_five_moments_in_place(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(SETUP.replace("@PATH@", str(tmp_path / "history"))), nbformat.v4.new_code_cell(SHOW.format(five=FIVE))]
-    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with JupyterServer("lab") as server:
-        nbformat.write(nb, server.root / "slider.ipynb")
-        with sync_api.sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = JupyterPage(chromium, server, viewport={"width": 1400, "height": 1000})
-            try:
-                page.open("slider.ipynb")
-                page.run_all(timeout=400)
-                page.page.wait_for_function("() => { const el = " + CANVAS + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=120_000)
-                page.page.evaluate("() => " + CANVAS + ".gestaltCanvas.whenSettled()")
-                known = page.kernel_json(FRAMES, timeout=120)
-                frames = known["frames"]
-                assert known["all"] == 1000 and len({tuple(f) for f in frames}) == 5
-                page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()
-                before = check_moment(page, frames, 0)
-                page.page.screenshot(path=str(SHOTS / "timeline-0.png"))
-                for frame in range(1, 5):  # the Next button, as a person clicks it
-                    page.page.locator('[data-gestalt-time="next"]').first.click()
-                    wait_frame(page, frame, frame)
-                    now = check_moment(page, frames, frame, ghosts_from=frame - 1)
-                    both = set(frames[frame - 1]) & set(frames[frame])
-                    assert both and all(now[key] == before[key] for key in both)  # present at both: not moved
-                    before = now
-                    if frame == 2:
-                        page.page.screenshot(path=str(SHOTS / "timeline-2.png"))
-                page.page.screenshot(path=str(SHOTS / "timeline-4.png"))
-                # dragged back to the start with the mouse, along the valid-time slider
-                slider = page.page.locator('[data-gestalt-slider="valid"]').first.bounding_box()
-                y = slider["y"] + slider["height"] / 2
-                page.page.mouse.move(slider["x"] + slider["width"] - 3, y)
-                page.page.mouse.down()
-                page.page.mouse.move(slider["x"] + 2, y, steps=12)
-                page.page.mouse.up()
-                wait_frame(page, 0, 5)
-                check_moment(page, frames, 0, ghosts_from=hook(page, "h.timeline().steps.at(-2).frame"))
-                page.page.locator('[data-gestalt-time="play"]').first.click()
-                wait_frame(page, 1, 6)
-                page.page.locator('[data-gestalt-time="play"]').first.click()  # pause
-                assert hook(page, "h.timeline().playing") is False
-                steps = [step["ms"] for step in hook(page, "h.timeline().steps")[1:5]]  # the four Next clicks
-                print(f"\nslider steps at {known['all']:,} nodes (click to sigma's next frame): "
-                      f"{', '.join(f'{ms:.0f}' for ms in steps)} ms; median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms")
-                assert page.kernel_json(FRAMES, timeout=60)["same"]  # the data file: not a byte written
-                assert not page.errors, page.errors
-            finally:
-                page.close()
-
+    cells = [SETUP.replace("@PATH@", str(tmp_path / "history")), SHOW.format(five=FIVE)]
+    with notebook("slider.ipynb", cells, 400) as page:
+        known = page.kernel_json(FRAMES, timeout=120)
+        frames = known["frames"]
+        assert known["all"] == 1000 and len({tuple(f) for f in frames}) == 5
+        page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()
+        before = check_moment(page, frames, 0)
+        page.page.screenshot(path=str(SHOTS / "timeline-0.png"))
+        for frame in range(1, 5):  # the Next button, as a person clicks it
+            page.page.locator('[data-gestalt-time="next"]').first.click()
+            wait_frame(page, frame, frame)
+            now = check_moment(page, frames, frame, ghosts_from=frame - 1)
+            both = set(frames[frame - 1]) & set(frames[frame])
+            assert both and all(now[key] == before[key] for key in both)  # present at both: not moved
+            before = now
+            if frame == 2:
+                page.page.screenshot(path=str(SHOTS / "timeline-2.png"))
+        page.page.screenshot(path=str(SHOTS / "timeline-4.png"))
+        # dragged back to the start with the mouse, along the valid-time slider
+        slider = page.page.locator('[data-gestalt-slider="valid"]').first.bounding_box()
+        y = slider["y"] + slider["height"] / 2
+        page.page.mouse.move(slider["x"] + slider["width"] - 3, y)
+        page.page.mouse.down()
+        page.page.mouse.move(slider["x"] + 2, y, steps=12)
+        page.page.mouse.up()
+        wait_frame(page, 0, 5)
+        check_moment(page, frames, 0, ghosts_from=hook(page, "h.timeline().steps.at(-2).frame"))
+        page.page.locator('[data-gestalt-time="play"]').first.click()
+        wait_frame(page, 1, 6)
+        page.page.locator('[data-gestalt-time="play"]').first.click()  # pause
+        assert hook(page, "h.timeline().playing") is False
+        steps = [step["ms"] for step in hook(page, "h.timeline().steps")[1:5]]  # the four Next clicks
+        print(f"\nslider steps at {known['all']:,} nodes (click to sigma's next frame): "
+              f"{', '.join(f'{ms:.0f}' for ms in steps)} ms; median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms")
+        assert page.kernel_json(FRAMES, timeout=60)["same"]  # the data file: not a byte written
 
 DIFF = """
 %load_ext gestalt_nb
@@ -156,34 +163,18 @@ d
 
 
 def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_new(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(DIFF.replace("@PATH@", str(tmp_path / "diffed")))]
-    nb.metadata = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}}
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    with JupyterServer("lab") as server:
-        nbformat.write(nb, server.root / "diff.ipynb")
-        with sync_api.sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = JupyterPage(chromium, server)
-            try:
-                page.open("diff.ipynb")
-                page.run_all(timeout=200)
-                page.page.wait_for_function("() => { const el = " + CANVAS + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=120_000)
-                page.page.evaluate("() => " + CANVAS + ".gestaltCanvas.whenSettled()")
-                colour = {key: hook(page, f"h.nodeStyle({key!r}).color") for key in "abcd"}
-                assert brightness(colour["b"]) > brightness(colour["c"]) + 100  # removed: a ghost, faded to the background
-                edges = hook(page, "h.elements().edges")
-                assert len({edges[key]["a"]["color"] for key in ("ab", "ac", "ad")}) == 3  # removed / added / same: three colours
-                page.page.screenshot(path=str(SHOTS / "diff-ghosts.png"))
-                page.page.locator('[data-gestalt-legend="removed"]').first.click()  # the legend filters by change
-                assert set(hook(page, "h.positions()")) == {"a", "c", "d"}
-                assert "ab" not in {key for key, edge in hook(page, "h.elements().edges").items() if not edge["a"].get("hidden")}
-                page.page.locator('[data-gestalt-legend="removed"]').first.click()
-                box = page.page.locator(".gc-sigma").first.bounding_box()
-                at = hook(page, "h.screenPosition('a')")
-                page.page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
-                page.page.wait_for_function("() => document.querySelector('.gc-panel').textContent.includes('dev → lead')", timeout=10_000)
-                page.page.locator("[data-gestalt-canvas]").first.screenshot(path=str(SHOTS / "diff-panel.png"))
-                assert not page.errors, page.errors
-            finally:
-                page.close()
+    with notebook("diff.ipynb", [DIFF.replace("@PATH@", str(tmp_path / "diffed"))], 200) as page:
+        colour = {key: hook(page, f"h.nodeStyle({key!r}).color") for key in "abcd"}
+        assert brightness(colour["b"]) > brightness(colour["c"]) + 100  # removed: a ghost, faded to the background
+        edges = hook(page, "h.elements().edges")
+        assert len({edges[key]["a"]["color"] for key in ("ab", "ac", "ad")}) == 3  # removed / added / same: three colours
+        page.page.screenshot(path=str(SHOTS / "diff-ghosts.png"))
+        page.page.locator('[data-gestalt-legend="removed"]').first.click()  # the legend filters by change
+        assert set(hook(page, "h.positions()")) == {"a", "c", "d"}
+        assert "ab" not in {key for key, edge in hook(page, "h.elements().edges").items() if not edge["a"].get("hidden")}
+        page.page.locator('[data-gestalt-legend="removed"]').first.click()
+        box = page.page.locator(".gc-sigma").first.bounding_box()
+        at = hook(page, "h.screenPosition('a')")
+        page.page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
+        page.page.wait_for_function("() => document.querySelector('.gc-panel').textContent.includes('dev → lead')", timeout=10_000)
+        page.page.locator("[data-gestalt-canvas]").first.screenshot(path=str(SHOTS / "diff-panel.png"))

@@ -27,9 +27,9 @@ def timeline(query: str, moments: Any, params: dict[str, Any] | None = None, *, 
         As recorded by this moment (default: everything recorded); a list gives the slider a second axis, recorded
         time, each valid moment read as recorded by each of these. At most 60 moments in all.
     limit : int, optional
-        At most this many rows per read (default ``settings.row_limit``).
+        At most this many rows in each moment's read (default ``settings.row_limit``); a moment cut short says so.
     timeout : float, optional
-        Seconds each read may take (default ``settings.timeout``).
+        Seconds each moment's read may take (default ``settings.timeout``).
     alias : str, optional
         The connection to query; the current one by default.
 
