@@ -162,8 +162,9 @@ d
 """
 
 
-def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_new(tmp_path):
-    with notebook("diff.ipynb", [DIFF.replace("@PATH@", str(tmp_path / "diffed"))], 200) as page:
+def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_new_and_recorded_time_has_its_slider(tmp_path):
+    cells = [DIFF.replace("@PATH@", str(tmp_path / "diffed")), TWO_AXES]
+    with notebook("diff.ipynb", cells, 200) as page:
         colour = {key: hook(page, f"h.nodeStyle({key!r}).color") for key in "abcd"}
         assert brightness(colour["b"]) > brightness(colour["c"]) + 100  # removed: a ghost, faded to the background
         edges = hook(page, "h.elements().edges")
@@ -178,3 +179,27 @@ def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_
         page.page.mouse.click(box["x"] + at["x"], box["y"] + at["y"])
         page.page.wait_for_function("() => document.querySelector('.gc-panel').textContent.includes('dev → lead')", timeout=10_000)
         page.page.locator("[data-gestalt-canvas]").first.screenshot(path=str(SHOTS / "diff-panel.png"))
+        recorded_time_is_its_own_axis(page)
+
+
+TWO_AXES = "gestalt_nb.timeline('MATCH (p:Person) RETURN p', ['2021-01-01', '2024-01-01'], known_at=['2000-01-01', '2030-01-01'])"
+SECOND = "document.querySelectorAll('[data-gestalt-canvas]')[1]"
+
+
+def recorded_time_is_its_own_axis(page):
+    """The second canvas: valid × recorded time. Nothing was recorded by 2000; by 2030 the people valid then."""
+    page.page.wait_for_function("() => { const el = " + SECOND + "; return el && el.gestaltCanvas && el.gestaltCanvas.ready; }", timeout=60_000)
+    second = page.page.locator("[data-gestalt-canvas]").nth(1)
+    second.scroll_into_view_if_needed()
+    state = lambda: page.page.evaluate("() => " + SECOND + ".gestaltCanvas.timeline()")
+    label = second.locator("[data-gestalt-moment]")
+    assert state()["present"] == [] and label.text_content() == "valid 2021-01-01 · recorded 2000-01-01"
+    second.locator('[data-gestalt-slider="recorded"]').focus()
+    page.page.keyboard.press("ArrowRight")
+    page.page.wait_for_function("() => " + SECOND + ".gestaltCanvas.timeline().known === 1", timeout=10_000)
+    assert set(state()["present"]) == {"a", "b", "d"} and label.text_content() == "valid 2021-01-01 · recorded 2030-01-01"
+    second.locator('[data-gestalt-time="next"]').click()
+    page.page.wait_for_function("() => " + SECOND + ".gestaltCanvas.timeline().valid === 1", timeout=10_000)
+    assert set(state()["present"]) == {"a", "c", "d"} and state()["ghosts"] == ["b"] and state()["known"] == 1
+    assert label.is_visible() and label.text_content() == "valid 2024-01-01 · recorded 2030-01-01"
+    second.screenshot(path=str(SHOTS / "timeline-two-axes.png"))

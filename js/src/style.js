@@ -322,7 +322,7 @@ export class Styles {
       edgeLabelSize: 11,
       edgeLabelColor: { color: t.muted },
       ...this.zoomSettings(),
-      stagePadding: 24,
+      stagePadding: this.view.timeline && this.view.timeline.spec ? 44 : 24, // room for the moment written at the top (timeline.js)
       zIndex: N <= 5000,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,

@@ -107,6 +107,7 @@ export class Timeline {
       input.setAttribute("aria-label", axis + " time");
       input.setAttribute("data-gestalt-slider", axis);
       input.addEventListener("input", () => this.fromSliders());
+      input.addEventListener("keydown", (e) => e.stopPropagation()); // arrows step the slider, not the notebook's cells
       return input;
     };
     const back = button("◀", "Back one moment", () => this.step(-1));
