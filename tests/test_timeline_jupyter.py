@@ -129,7 +129,15 @@ def test_the_slider_steps_drags_and_plays_through_five_moments_in_place(tmp_path
             if frame == 2:
                 page.page.screenshot(path=str(SHOTS / "timeline-2.png"))
         page.page.screenshot(path=str(SHOTS / "timeline-4.png"))
+        # the kernel's picture of what the page shows (a saved notebook's picture) follows the moment: its nodes and ghosts
+        shown = set(before)
+        for _ in range(10):
+            reported = page.kernel_json("print(json.dumps(sorted(map(str, t.canvas.shown.nodes)) if t.canvas.shown else []))", timeout=60)
+            if set(reported) == shown:
+                break
+        assert set(reported) == shown
         # dragged back to the start with the mouse, along the valid-time slider
+        page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()  # the cells run since took the page down
         slider = page.page.locator('[data-gestalt-slider="valid"]').first.bounding_box()
         y = slider["y"] + slider["height"] / 2
         page.page.mouse.move(slider["x"] + slider["width"] - 3, y)
