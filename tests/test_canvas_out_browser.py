@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
-from .test_canvas_browser import FIRST_FRAME_JS, FRONTENDS, NODE_AT_JS, SHOTS, hooks, ours, scroll_to, wait_first_frames
+from .test_canvas_browser import FIRST_FRAME_JS, FRONTENDS, NODE_AT_JS, SHOTS, hooks, ours, screenshot, scroll_to, wait_first_frames
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("jupyterlab", reason="JupyterLab 4 is not installed")
@@ -406,3 +406,29 @@ print(json.dumps(len(hostile.subgraph.nodes)))
     finally:
         page.context.close()
     assert out.page.evaluate("() => window.__pwned === undefined") and ours(out) == [] and out.remote == []
+
+
+def test_an_overview_in_a_row_draws_every_disc_whole_inside_the_canvas(out):
+    """Three equal groups in a row (how notebook 10's growth overview was drawn): sigma fits the discs' centres into
+    the canvas less a fixed padding, and the two end discs were cut in half by the canvas's edges."""
+    page = out
+    page.run_cell(
+        "import tempfile, pandas as _pd\n"
+        "_line = gestalt_nb.create(tempfile.mkdtemp() + '/line', alias='line')\n"
+        "gestalt_nb.load_nodes(_pd.DataFrame({'id': [f'n{i}' for i in range(60)], 'kind': ['A'] * 20 + ['B'] * 20 + ['C'] * 20}),"
+        " id='id', label_column='kind', alias='line')\n"
+        "gestalt_nb.load_edges(_pd.DataFrame({'s': [f'n{i}' for i in range(59)], 't': [f'n{i + 1}' for i in range(59)]}),"
+        " source='s', target='t', type='NEXT', alias='line')\n"
+        "_row = gestalt_nb.overview(by='label', alias='line')\n%gestalt switch demo\n_row")
+    n = page.canvases().count() - 1
+    hooks(page, n, "h.settled")
+    page.page.wait_for_function("(n) => !document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) [data-gestalt-canvas]')[n].gestaltCanvas.layoutRunning()", arg=n, timeout=30_000)
+    page.pause(1)
+    scene = hooks(page, n, """(() => { const box = h.canvas().getBoundingClientRect(); const out = {};
+        for (const [k, p] of Object.entries(h.positions())) out[k] = {x: p.x, y: p.y, r: h.nodeStyle(k).size};
+        return {nodes: out, w: box.width, h: box.height}; })()""")
+    assert len(scene["nodes"]) == 3, scene
+    cut = {key: disc for key, disc in scene["nodes"].items()
+           if min(disc["x"] - disc["r"], disc["y"] - disc["r"], scene["w"] - disc["x"] - disc["r"], scene["h"] - disc["y"] - disc["r"]) < -1}
+    screenshot(page, n, f"overview-row-{page.name}")
+    assert not cut, (cut, scene["w"], scene["h"])

@@ -14,6 +14,8 @@ import { killRenderer, takeSpare, spareSoon, hasSpare, dropSpare, internals } fr
 // keeps only MAX_LIVE renderers; views out of sight are suspended (renderer
 // killed, graph/positions/camera kept) and resumed when they come back. A spare renderer (spare.js) counts as one.
 const MAX_LIVE = 5;
+// Graphs up to this many nodes have the canvas's padding fitted to their biggest disc (padForSizes).
+const PAD_LOOK = 20000;
 /** @type {Set<View>} */
 const live = new Set();
 let clock = 0;
@@ -38,6 +40,8 @@ export class Rendering {
   /** @param {View} view  the view: the state this part reads and sets, and its other parts */
   constructor(view) {
     this.view = view;
+    /** @type {{renderer: Renderer | null, order: number}} the renderer and graph order the padding was last fitted to */
+    this.padded = { renderer: null, order: -1 };
   }
 
 
@@ -58,6 +62,7 @@ export class Rendering {
     r.on("beforeRender", () => this.view.frameNo++); // caption placement starts afresh each frame
     r.on("afterRender", () => this.view.edgeText.drawLoops());
     r.on("afterRender", () => this.view.report.reportSoon()); // snapshot.js: tell the kernel what is shown
+    r.on("afterRender", () => this.padForSizes(r));
     this.bindEvents();
     // someone else's WebGL use may still push ours out: redraw with fresh contexts
     for (const c of this.view.ui.sigmaBox.querySelectorAll("canvas")) {
@@ -77,6 +82,24 @@ export class Rendering {
     live.add(this.view);
     this.view.seen = ++clock;
     return r;
+  }
+
+  // Sigma fits the nodes' centres into the canvas less its stagePadding, so a disc wider than the padding (an
+  // overview's biggest groups, at the drawing's edge) was cut by the canvas's edge. The padding grows to the biggest
+  // disc drawn, looked at once per renderer and graph order; it never shrinks (a collapse must not rescale the map).
+  /** @param {Renderer} r */
+  padForSizes(r) {
+    const g = this.view.graph;
+    if (!g || g.order > PAD_LOOK || (this.view.zoomGrow || 1) > 1) return; // a layered drawing's nodes fit their slots
+    if (this.padded.renderer === r && this.padded.order === g.order) return;
+    this.padded = { renderer: r, order: g.order };
+    let biggest = 0;
+    g.forEachNode((key) => {
+      const d = r.getNodeDisplayData(key);
+      if (d && !d.hidden && d.size > biggest) biggest = d.size;
+    });
+    const want = Math.ceil(biggest) + 6;
+    if (want > /** @type {number} */ (r.getSetting("stagePadding"))) r.setSetting("stagePadding", want);
   }
 
   dropRenderer() {
