@@ -80,7 +80,7 @@ def saved(tmp_path_factory):
     copies = {}
     for state in (False, True):
         notebook = nbformat.v4.new_notebook()
-        notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=root / "demo")) for source in CELLS]
+        notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=root / f"demo-{state}")) for source in CELLS]
         notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         NotebookClient(notebook, timeout=180, kernel_name="python3", store_widget_state=state).execute(cwd=str(root))
         assert ("widgets" in notebook.metadata) == state
@@ -158,12 +158,8 @@ def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
             finally:
                 page.close_notebook()
     finally:
-        remote = page.remote
-        page.close()
-        server.stop()
-    for name, cells in found.items():
-        shows_every_view(f"{frontend} {name}", cells)
-    assert remote == []
+        done(page, server)
+    every_step_shows_every_view(frontend, found, page.remote)
 
 
 MANAGER = "@jupyter-widgets/jupyterlab-manager:plugin"  # its saveState: "Save Widget State Automatically"
@@ -197,11 +193,18 @@ def test_run_saved_then_reloaded_with_the_kernel_alive_and_restarted(chromium, f
         page.reload()
         found["restarted, saved, reloaded"] = look(page, f"{shot}-restarted-reloaded")
     finally:
-        remote = page.remote
-        page.close()
-        server.cleanup()
+        done(page, server)
+    every_step_shows_every_view(f"{frontend} {shot}", found, page.remote)
+
+
+def done(page: JupyterPage, server: JupyterServer) -> None:
+    page.close()
+    server.cleanup()
+
+
+def every_step_shows_every_view(what: str, found: dict[str, list[dict]], remote: list[str]) -> None:
     for name, cells in found.items():
-        shows_every_view(f"{frontend} {shot} {name}", cells)
+        shows_every_view(f"{what} {name}", cells)
     assert remote == []
 
 
