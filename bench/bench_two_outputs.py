@@ -1,6 +1,6 @@
 """The first-frame cost of a view's two outputs (its picture, then its live widget) against one output.
 
-Since saved notebooks keep their pictures (gestalt_nb/views/outputs.py), a view shown in a kernel is two
+Since saved notebooks keep their pictures (gestalt_nb/outputs.py), a view shown in a kernel is two
 outputs: the static picture (an SVG as an <img>, the tables, a style rule) and the live widget; the page
 renders both and the rule hides the picture once the canvas has drawn. The baseline is the one output a
 view was before: the widget with its static HTML and text as other MIME types of the same output, of which

@@ -56,7 +56,7 @@ def offline(html: str) -> str:
 
     mkdocs-jupyter executes the notebooks storing widget state, and its template then asks unpkg.com for
     ``@jupyter-widgets/html-manager`` (it has no setting to leave that out). Without the manager each view
-    shows its static picture (gestalt_nb/views/outputs.py), as in a notebook saved without widget state.
+    shows its static picture (gestalt_nb/outputs.py), as in a notebook saved without widget state.
     The site's own scripts (mkdocs-material's) are outside a page's content and stay.
     """
     return _SCRIPT.sub(lambda script: "" if _fetches(script) else script.group(0), html)

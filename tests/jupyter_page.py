@@ -318,6 +318,19 @@ class JupyterPage:
         self.page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=timeout)
         self.wait_kernel_idle(timeout=timeout / 1000)
 
+    def reload(self, timeout: float = 60_000) -> None:
+        """Reload the page (F5) on the notebook open, and wait for its kernel (the same one, if alive) to be idle."""
+        self.page.reload(wait_until="domcontentloaded", timeout=timeout)
+        self.page.wait_for_selector(f"{NOTEBOOK} .jp-Cell", timeout=timeout)
+        self.wait_kernel_idle(timeout=timeout / 1000)
+
+    def restart_kernel(self, timeout: float = 60) -> None:
+        """Restart this notebook's kernel (as Kernel → Restart Kernel does; through the server) and wait until it is idle."""
+        sessions = [s for s in self.server.api("GET", "/api/sessions") if s.get("path", "").endswith(self.path or "\0")]
+        for session in sessions:
+            self.server.api("POST", f"/api/kernels/{session['kernel']['id']}/restart", timeout=timeout)
+        self.wait_kernel_idle(timeout=timeout)
+
     def kernel_state(self) -> str | None:
         sessions = [s for s in self.server.api("GET", "/api/sessions") if s.get("path", "").endswith(self.path or "\0")]
         if not sessions or not sessions[0].get("kernel"):

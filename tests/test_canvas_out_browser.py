@@ -183,7 +183,7 @@ SAME_ROOT_JS = """(n) => { const root = document.querySelectorAll('.jp-NotebookP
 
 def test_the_saved_notebook_keeps_the_picture_the_page_showed_last(out):
     """A zoom makes the page report a new picture; the kernel updates the cell's picture output with it
-    (update_display, views/outputs.py). The live output is left as it is (the same element, no new layout,
+    (update_display, outputs.py). The live output is left as it is (the same element, no new layout,
     nothing moves), and the saved .ipynb's static picture is the page's."""
     try:
         settle(out)

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "gestalt_nb"
 LAYERS = {
     "errors": 0, "options": 0, "deferred": 0, "shorten": 0, "checks": 0,  # one error type, the settings, names imported on first use, argument checks
     "engine": 0.5,  # GestaltDB's and LMDB's private parts, behind one door (engine/__init__.py)
-    "display": 1,
+    "display": 1, "outputs": 1,  # how a widget is shown as its picture and its live output (outputs.py)
     "graph": 2,
     "cypher": 3,
     "temporal": 3.2,  # time as an axis: history in (engine versions), reads as of a moment over cypher/, diffs

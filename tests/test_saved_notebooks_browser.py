@@ -9,18 +9,24 @@ the machine. Each copy, trusted as a notebook saved in JupyterLab is, and the co
 reopened without running in JupyterLab 4 and in Notebook 7 shows a picture (or the live canvas rebuilt from
 saved state) for every drawing and the claim status's badge, and never "Error displaying widget: model not
 found" (which the trusted copy without state used to show: the fresh kernel has no models, as after a restart).
-Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder): each reopened copy's top and its
-last cells (the ``%gsubgraph`` and the claim status).
+The same notebook run in the page (JupyterLab 4 and Notebook 7, with Lab's default and with "Save Widget State
+Automatically"), saved, reloaded with its kernel alive, then its kernel restarted, saved and reloaded, shows the
+same at every step; its last cell's load shows a progress bar, a widget with no view around it (it said "model not
+found" after the restart: ``outputs.Line`` keeps a line beside it now).
+Screenshots go to $GESTALT_SHOTS (default: gestalt-shots in the temp folder): each reopened copy's top, its
+``%gsubgraph`` and claim status, and its last cell.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from .jupyter_page import CHROMIUM, JupyterPage, JupyterServer, browser
@@ -39,9 +45,12 @@ CELLS = [
     "%gschema",
     '%gsubgraph "alice chen" --hops 2',
     "%claims status alice WORKS_FOR acme --valid-time 2024-07-01T00:00:00Z",
+    # A load big enough for a progress bar (a widget with no view around it; outputs.Line keeps its line).
+    'import pandas as pd\nimport gestalt_nb\ngestalt_nb.load_nodes(pd.DataFrame(dict(n=range(5000))), id="n", label="Row");',
 ]
 VIEWS = [2, 3, 4, 5]  # the cells that show a drawing: %%gcypher, %goverview, %gschema, %gsubgraph
 STATUS = 6  # the claim status: a badge and evidence tables, no drawing
+LOAD = 7  # the load's progress: the bar, or its last line ("5,000 rows in …")
 
 # Per code cell: how many pictures (<img>/<svg> at least 50 px each way) and drawn canvases are visible, and
 # the visible non-empty claim status badges, and the visible text of outputs that show a widget error.
@@ -54,7 +63,9 @@ SEEN_JS = """([cells]) => Array.from(document.querySelectorAll(cells)).map(cell 
     && e.getBoundingClientRect().width > 0 && e.textContent.trim()).map(e => e.textContent.trim());
   const errors = Array.from(cell.querySelectorAll('*')).filter(e => e.children.length === 0 && e.checkVisibility()
     && /Error displaying widget|model not found/.test(e.textContent)).map(e => e.textContent.trim());
-  return {pictures: pictures.length, canvases: canvases.length, statuses, errors};
+  const shown = Array.from(cell.querySelectorAll('.jp-OutputArea-child')).filter(e => e.checkVisibility()
+    && e.getBoundingClientRect().height > 0).map(e => e.innerText.trim()).join(' | ');
+  return {pictures: pictures.length, canvases: canvases.length, statuses, errors, shown};
 })"""
 LAB_CELLS = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell.jp-CodeCell"
 
@@ -69,7 +80,7 @@ def saved(tmp_path_factory):
     copies = {}
     for state in (False, True):
         notebook = nbformat.v4.new_notebook()
-        notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=root / "demo")) for source in CELLS]
+        notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=root / f"demo-{state}")) for source in CELLS]
         notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         NotebookClient(notebook, timeout=180, kernel_name="python3", store_widget_state=state).execute(cwd=str(root))
         assert ("widgets" in notebook.metadata) == state
@@ -113,8 +124,7 @@ def test_nbconvert_html_shows_every_picture_offline(saved, chromium, state, temp
         page.close()
     print("refused requests:", remote)
     assert [cells[number]["pictures"] for number in VIEWS] == [1, 1, 1, 1], cells
-    assert cells[STATUS]["statuses"] == ["BOTH"], cells[STATUS]
-    assert not any(cell["errors"] for cell in cells), cells
+    shows_every_view(f"nbconvert {template} {state}", cells)
     if template == "gestalt":
         assert remote == [] and "widget-state+json" not in body
     else:  # every request off the machine is nbconvert's own page furniture (require.js, MathJax, the widget manager)
@@ -144,29 +154,114 @@ def test_reopened_every_view_shows_a_picture(saved, chromium, frontend):
                 trust(server, path)
             page.open(path.name)
             try:
-                page.page.wait_for_function(  # each view shows something: a picture, a drawn canvas or an error
-                    f"""([cells, views, status]) => {{ const seen = ({SEEN_JS})([cells]);
-                        const shows = (n) => seen[n] && (seen[n].pictures + seen[n].canvases > 0 || seen[n].errors.length);
-                        return views.every(shows) && seen[status] && (seen[status].statuses.length || seen[status].errors.length); }}""",
-                    arg=[LAB_CELLS, VIEWS, STATUS], timeout=30_000)
-                page.pause(1.5)  # the widget manager has restored (or failed to find) the models by now
-                found[name] = seen(page.page, LAB_CELLS)
-                page.page.screenshot(path=str(SHOTS / f"saved-{frontend}-{name}.png"))
-                page.page.locator(LAB_CELLS).nth(VIEWS[-1]).evaluate("cell => cell.scrollIntoView({block: 'start'})")
-                page.pause(1.0)  # the cells scrolled to are painted
-                page.page.screenshot(path=str(SHOTS / f"saved-{frontend}-{name}-end.png"))
+                found[name] = look(page, f"saved-{frontend}-{name}")
             finally:
                 page.close_notebook()
     finally:
-        remote = page.remote
-        page.close()
-        server.stop()
+        done(page, server)
+    every_step_shows_every_view(frontend, found, page.remote)
+
+
+MANAGER = "@jupyter-widgets/jupyterlab-manager:plugin"  # its saveState: "Save Widget State Automatically"
+
+
+@pytest.mark.parametrize("save_state", [False, True], ids=["default", "save-widget-state"])
+@pytest.mark.parametrize("frontend", ["lab", "notebook"])
+def test_run_saved_then_reloaded_with_the_kernel_alive_and_restarted(chromium, frontend, save_state):
+    """Run in the page, saved, reloaded with the kernel alive; then the kernel restarted (the page keeps its live
+    views), saved again and reloaded: a picture or a drawn canvas per view every time, never "model not found"
+    (a bare widget, as the load's progress bar was, says it after the restart: its kernel's models are gone)."""
+    server = JupyterServer(frontend, settings={MANAGER: {"saveState": save_state}}).start()
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(source.format(demo=server.root / "demo")) for source in CELLS]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(notebook, str(server.root / "ran.ipynb"))
+    page = JupyterPage(chromium, server)
+    shot = f"reload-{frontend}-{'state' if save_state else 'default'}"
+    found = {}
+    try:
+        page.open("ran.ipynb")
+        page.run_all()
+        found["ran"] = look(page, f"{shot}-ran")
+        saved = json.loads(page.save().read_text(encoding="utf-8"))
+        assert bool(saved["metadata"].get("widgets")) == save_state
+        page.reload()
+        found["reloaded, kernel alive"] = look(page, f"{shot}-alive")
+        page.restart_kernel()
+        found["kernel restarted"] = look(page, f"{shot}-restarted")
+        page.save()
+        page.reload()
+        found["restarted, saved, reloaded"] = look(page, f"{shot}-restarted-reloaded")
+    finally:
+        done(page, server)
+    every_step_shows_every_view(f"{frontend} {shot}", found, page.remote)
+
+
+def done(page: JupyterPage, server: JupyterServer) -> None:
+    page.close()
+    server.cleanup()
+
+
+def every_step_shows_every_view(what: str, found: dict[str, list[dict]], remote: list[str]) -> None:
     for name, cells in found.items():
-        print(frontend, name, [cells[number] for number in [*VIEWS, STATUS]])
-        assert all(cells[number]["pictures"] + cells[number]["canvases"] >= 1 for number in VIEWS), (name, cells)
-        assert cells[STATUS]["statuses"] == ["BOTH"], (name, cells[STATUS])
-        assert not any(cell["errors"] for cell in cells), (name, cells)
+        shows_every_view(f"{what} {name}", cells)
     assert remote == []
+
+
+def look(page: JupyterPage, shot: str) -> list[dict]:
+    """What each code cell shows once every view shows something (and the widget manager has had time to restore or
+    fail); screenshots ``shot``.png (the top) and ``shot``-end.png (the last cells)."""
+    page.page.wait_for_function(  # each view shows something: a picture, a drawn canvas or an error
+        f"""([cells, views, status]) => {{ const seen = ({SEEN_JS})([cells]);
+            const shows = (n) => seen[n] && (seen[n].pictures + seen[n].canvases > 0 || seen[n].errors.length);
+            return views.every(shows) && seen[status] && (seen[status].statuses.length || seen[status].errors.length); }}""",
+        arg=[LAB_CELLS, VIEWS, STATUS], timeout=60_000)
+    page.pause(1.5)  # the widget manager has restored (or failed to find) the models by now
+    top = seen(page.page, LAB_CELLS)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.page.screenshot(path=str(SHOTS / f"{shot}.png"))
+    page.page.locator(LAB_CELLS).nth(VIEWS[-1]).evaluate("cell => cell.scrollIntoView({block: 'start'})")
+    page.pause(1.0)  # the cells scrolled to are painted
+    page.page.screenshot(path=str(SHOTS / f"{shot}-end.png"))
+    page.page.locator(LAB_CELLS).last.evaluate("cell => cell.scrollIntoView({block: 'end'})")
+    page.pause(1.0)  # Lab lays out cells out of view lazily (their text reads as empty): the last ones are in view now
+    end = seen(page.page, LAB_CELLS)
+    page.page.screenshot(path=str(SHOTS / f"{shot}-last.png"))
+    return [{"pictures": max(a["pictures"], b["pictures"]), "canvases": max(a["canvases"], b["canvases"]),
+             "statuses": a["statuses"] or b["statuses"], "errors": a["errors"] + b["errors"],
+             "shown": max(a["shown"], b["shown"], key=len)} for a, b in zip(top, end, strict=True)]
+
+
+def shows_every_view(name: str, cells: list[dict]) -> None:
+    """A picture or a drawn canvas per view, the claim status's badge, the load's bar or line, no widget error."""
+    print(name, [{**cells[number], "shown": cells[number]["shown"][:50]} for number in [*VIEWS, STATUS, LOAD]])
+    assert all(cells[number]["pictures"] + cells[number]["canvases"] >= 1 for number in VIEWS), (name, cells)
+    assert cells[STATUS]["statuses"] == ["BOTH"], (name, cells[STATUS])
+    assert "5,000" in cells[LOAD]["shown"], (name, cells[LOAD])
+    assert not any(cell["errors"] for cell in cells), (name, cells)
+
+
+def test_in_a_kernel_a_progress_bar_is_its_line_then_its_live_widget(shell, demo, monkeypatch):
+    """A load's progress bar goes out as a view does: a line under a display id (re-sent with the last line when the
+    load ends) then the bar alone, marked ``gestalt-live``, so a page without its model shows the line."""
+    import pandas as pd
+    from IPython.utils.capture import capture_output
+    from ipywidgets.widgets.widget import _instances  # the kernel's widgets by model id
+
+    import gestalt_nb
+    from gestalt_nb import outputs
+    from gestalt_nb.data import writes
+
+    monkeypatch.setattr(writes, "kernel_shell", lambda: shell)
+    with capture_output() as shown:
+        gestalt_nb.load_nodes(pd.DataFrame({"n": range(writes.PROGRESS_FROM)}), id="n", label="Row")
+    picture, live, last = shown.outputs
+    assert picture.data["text/html"].startswith(outputs.STYLE) and "nodes: 0 / 5,000 rows" in picture.data["text/html"]
+    assert set(live.data) == {"application/vnd.jupyter.widget-view+json", "text/plain"} and not live.transient
+    bar = _instances[live.data["application/vnd.jupyter.widget-view+json"]["model_id"]]
+    assert outputs.LIVE in bar._dom_classes
+    assert last.update and last.transient["display_id"] == picture.transient["display_id"]
+    assert last.data["text/plain"].startswith("nodes: 5,000 rows in ") and "widget-view" not in str(last.data)
 
 
 def test_in_a_kernel_a_view_is_its_picture_then_its_live_widget_and_only_the_picture_follows_the_page(shell, demo, monkeypatch):
@@ -175,8 +270,7 @@ def test_in_a_kernel_a_view_is_its_picture_then_its_live_widget_and_only_the_pic
     from IPython.display import display as show
     from IPython.utils.capture import capture_output
 
-    from gestalt_nb import display
-    from gestalt_nb.views import outputs
+    from gestalt_nb import display, outputs
 
     from .conftest import run
     from .test_canvas_out import report

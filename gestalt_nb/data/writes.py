@@ -18,6 +18,7 @@ import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from .. import outputs
 from ..display import kernel_shell
 from ..errors import GestaltError, GestaltWarning, map_full, storage_problem
 from ..graph import names
@@ -43,11 +44,10 @@ class _Progress:
         shell = kernel_shell()
         if shell is not None:
             import ipywidgets as w
-            from IPython.display import display
 
             self.bar = w.IntProgress(value=0, max=total, description=label)
             self.text = w.Label()
-            display(w.HBox([self.bar, self.text]))
+            self.kept = outputs.Line(w.HBox([self.bar, self.text]), f"{label}: 0 / {total:,} rows")
 
     def update(self, rows: int) -> None:
         self.done += rows
@@ -65,6 +65,7 @@ class _Progress:
         rate = f"{self.total / seconds:,.0f} rows/s" if seconds else ""
         if self.bar is not None:
             self.text.value = f"{self.total:,} rows in {seconds:.2f} s ({rate})"
+            self.kept.say(f"{self.label}: {self.text.value}")
         else:
             print(f"\r{self.label}: {self.total:,} rows in {seconds:.2f} s ({rate})", file=sys.stderr)
 

@@ -13,6 +13,7 @@ from gestaltdb.graphdb import Edge, Node
 from langchain_core.documents import Document
 from langchain_gestaltdb.graph_document import GraphDocument, GraphNode
 
+from .. import outputs
 from ..display import Displayable, kernel_shell
 from ..engine.adapter import digest as _digest
 from ..errors import GestaltError
@@ -89,10 +90,9 @@ class Progress:
         self.active = total > 1
         if self.active and kernel_shell() is not None:
             import ipywidgets as w
-            from IPython.display import display
 
             self.bar, self.text = w.IntProgress(value=0, max=total, description=label), w.Label()
-            display(w.HBox([self.bar, self.text]))
+            self.kept = outputs.Line(w.HBox([self.bar, self.text]), f"{label}: 0 / {total:,} documents")
 
     def update(self, done: int, note: str = "") -> None:
         self.done += done
@@ -101,6 +101,8 @@ class Progress:
         line = f"{self.done:,} / {self.total:,} documents{note}"
         if self.bar is not None:
             self.bar.value, self.text.value = self.done, line
+            if self.done >= self.total:
+                self.kept.say(f"{self.label}: {line}")
         else:
             print(f"\r{self.label}: {line}", end="" if self.done < self.total else "\n", file=sys.stderr)
 

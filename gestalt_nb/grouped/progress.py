@@ -1,7 +1,8 @@
 """The overview's progress: an ipywidgets bar in a kernel (like a load's), a line on stderr elsewhere.
 
-Shown only for a graph big enough to take over a second (``SHOW_FROM`` relationships); silent for
-a reused overview. It names the stage (reading, finding communities, summarising) and the seconds
+Shown only for a graph big enough to take over a second (``SHOW_FROM`` relationships), beside a line
+kept for saved notebooks (``outputs.Line``); silent for a reused overview. It names the stage (reading,
+finding communities, summarising) and the seconds
 so far; it is removed when the overview is ready, and says "stopped" (in red, and stays) when a
 budget or an interrupt stops it — no picture is drawn then.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import sys
 import time
 
+from .. import outputs
 from ..display import kernel_shell
 
 #: Relationships from which an overview shows its progress (100k take about a second here).
@@ -29,11 +31,10 @@ class Progress:
         self.bar = self.text = self.box = None
         if active and kernel_shell() is not None:
             import ipywidgets as w
-            from IPython.display import display
 
             self.bar, self.text = w.IntProgress(value=0, max=STEPS, description="overview"), w.Label()
             self.box = w.HBox([self.bar, self.text])
-            display(self.box)
+            self.kept = outputs.Line(self.box, "overview: starting")
 
     def show(self, what: str, value: int | None = None, detail: str = "") -> None:
         """Say the stage ``what`` (and ``detail``), the bar at ``value`` of ``STEPS`` (unchanged when None);
@@ -58,6 +59,7 @@ class Progress:
         line = f"stopped ({why}) after {time.perf_counter() - self.started:.1f} s; nothing was drawn"
         if self.bar is not None:
             self.bar.bar_style, self.text.value = "danger", line
+            self.kept.say(f"overview: {line}")
         else:
             print(f"\roverview: {line}", file=sys.stderr)
         self.active = False
@@ -67,6 +69,7 @@ class Progress:
         if not self.active:
             return
         if self.box is not None:
+            self.kept.say(None)  # the picture goes too: a saved notebook keeps nothing of the bar
             self.box.close()
         else:
             print(f"\roverview: ready in {time.perf_counter() - self.started:.1f} s", file=sys.stderr)

@@ -14,11 +14,10 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
-from .. import display
+from .. import display, outputs
 from ..graph.subgraph import Subgraph
 from ..options import settings
 from ..render import Drawing, render
-from . import outputs
 
 Page = Callable[[], Any]
 
@@ -71,7 +70,7 @@ class View:
         return []
 
     def _ipython_display_(self) -> None:
-        """Shown in a kernel as two outputs, the picture (under a display id) and the live widget (``views/outputs.py``).
+        """Shown in a kernel as two outputs, the picture (under a display id) and the live widget (``outputs.py``).
 
         The page shows the live output once it has drawn and the picture everywhere else (nbconvert, a
         reopened notebook whose kernel lost the model). Each time the page reports a new picture (after
@@ -88,8 +87,7 @@ class View:
             widget = self.widget
             if not any(_holds(widget, canvas) for canvas in self.canvases()):
                 widget.add_class(outputs.LIVE)  # no canvas shown: the rendered widget is what replaces the picture
-            show_output(self.picture(), raw=True, display_id=self._display_id)
-            show_output(outputs.live_bundle(widget), raw=True)
+            outputs.show(widget, self.picture(), self._display_id)
         following = self.__dict__.setdefault("_following", set())
         for canvas in self.canvases():
             if id(canvas) not in following:
@@ -130,7 +128,7 @@ class View:
         update_display(shown, raw=True, display_id=self._display_id)
 
     def picture(self) -> dict[str, Any]:
-        """The picture's output (``views/outputs.py``): static HTML and text, followed by the live widget's own output."""
+        """The picture's output (``outputs.py``): static HTML and text, followed by the live widget's own output."""
         return outputs.picture_bundle(self.static_html(), self.text())
 
 
