@@ -4,6 +4,7 @@
 import { LIMITS } from "./style.js";
 import { SpotGrid } from "./spotgrid.js";
 import { aroundGroup, cutGroup, shortestGroup } from "./groupcaptions.js";
+import { CAPTIONED } from "./openroom.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./ui.js").Rect} Rect */
@@ -25,7 +26,7 @@ import { aroundGroup, cutGroup, shortestGroup } from "./groupcaptions.js";
  * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
  */
 
-const OPENED_FIRST = 6; // the groups a drill opened whose captions are placed first, biggest first
+const OPENED_FIRST = CAPTIONED; // the groups a drill opened whose captions are placed first, biggest first (their room kept)
 const NEAR = 60; // px around the canvas whose nodes and relationships a zoomed-in layered drawing's captions heed
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).

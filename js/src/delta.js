@@ -59,7 +59,9 @@ export class Deltas {
     const msg = kernelMessage(raw); // protocol.js: only the kinds this page handles
     if (!msg) return;
     if (msg.kind === "status") {
-      this.view.ui.setStatus(String(msg.text ?? ""), msg.level);
+      const cramped = this.view.roomNote ? ` (${this.view.roomNote} of its biggest groups had no room for a caption: hover shows it)` : "";
+      this.view.roomNote = 0; // said once, with the drill's own status
+      this.view.ui.setStatus(String(msg.text ?? "") + cramped, msg.level);
       return;
     }
     if (msg.kind !== "delta") return;
