@@ -188,7 +188,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         with building():
             op = AddOp(
                 op="add",
-                nodes=[self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups) for node in new_nodes],
+                nodes=[self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, self.subgraph.groups.get(node.id)) for node in new_nodes],
                 edges=[self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups) for edge in new_edges],
             )
         if len(self.vocabulary.labels) != labels_before:

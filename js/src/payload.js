@@ -3,7 +3,7 @@ import Graph from "graphology";
 
 /** @typedef {import("graphology").default} GraphT  the drawn graph (display attributes only: x, y, color, size, label, …) */
 /** @typedef {import("graphology-types").Attributes} Attrs  a node's or relationship's display attributes (what sigma draws) */
-/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean}} WireNode  a node as the kernel sends it */
+/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean, k?: number}} WireNode  a node as the kernel sends it */
 /** @typedef {{id?: string | number | null, s: string | number, t: string | number, y?: number, h?: number | boolean, p?: Record<string, unknown> | null, w?: number}} WireEdge  a relationship as the kernel sends it */
 /** @typedef {{name: string, color?: string}} WireLabel  one label of the payload's `labels` */
 /** @typedef {{style?: Record<string, any>, layout?: {name?: string, options?: Record<string, unknown>}, filter?: import("./protocol.js").FilterOp | null}} ViewSpec  the view the Python side asked for (filter.js) */
@@ -30,6 +30,7 @@ import Graph from "graphology";
  * @property {number} h  1: highlighted
  * @property {Record<string, unknown> | null} p  properties for the panel
  * @property {number} g  1: an overview's super-node
+ * @property {number} k  an overview group's colour slot when colour is by group (-1: grey; a drilled member: its group's)
  * @property {number} [deg]  degree
  * @property {boolean} [fixed]  pinned
  */
@@ -113,6 +114,7 @@ function nodeData(n) {
     h: n.h ? 1 : 0,
     p: n.p && typeof n.p === "object" ? n.p : null,
     g: n.g ? 1 : 0, // an overview's super-node
+    k: typeof n.k === "number" && Number.isInteger(n.k) ? n.k : -1, // its colour slot (colour by group)
   };
 }
 

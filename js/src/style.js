@@ -182,7 +182,8 @@ export class Styles {
     a.zIndex = 1 + Math.round(4 * t);
   }
 
-  // a line between a drilled member and a group (not yet in the graph when first styled: restyled once it is)
+  // a line between a drilled member and a group, or from a group a drill opened to a group around its disc (not yet
+  // in the graph when first styled: restyled once it is): hairlines under the links between groups of one level
   /**
    * @param {string} key
    * @returns {boolean}
@@ -192,7 +193,8 @@ export class Styles {
     if (!this.view.graph.hasEdge(key)) return false;
     const [s, t] = this.view.graph.extremities(key);
     const ends = [this.view.nd.has(s) ? this.view.nd.get(s) : null, this.view.nd.has(t) ? this.view.nd.get(t) : null];
-    return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g);
+    const opened = this.view.drillRoot;
+    return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g) || (!!opened && opened.has(s) !== opened.has(t));
   }
 
   /**
