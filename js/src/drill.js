@@ -1,6 +1,6 @@
 // An overview's group opened in place (a drill) and folded back (Collapse, Undo), keeping the map.
 import { MEMBER_SIZE } from "./encode.js";
-import { clipGroup } from "./groupcaptions.js";
+import { clipGroup, shortestGroup } from "./groupcaptions.js";
 import { CAPTIONED, captionWidth, roomOf, roomyDisc } from "./openroom.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
@@ -63,8 +63,6 @@ export class Drill {
     const disc = this.discFor(anchor, c, members, centred.length > 0);
     const [cx, cy, moves] = this.pushAside(anchor, ring, disc, dims);
     const targets = this.ringTargets(members, disc, cx, cy);
-    // an opened level's biggest groups whose captions found no room in the disc: the status line says so
-    this.view.roomNote = disc.left ? disc.left : 0;
     const home = r.viewportToGraph({ x: cx, y: cy });
     const discs = this.view.discs || (this.view.discs = new Map()), counts = this.view.discCount || (this.view.discCount = new Map());
     for (const k of centred) {
@@ -127,7 +125,9 @@ export class Drill {
     const items = members.map((k) => {
       if (!this.isGroup(k) || !hi) return { rad: dot, w: 0 };
       const rad = r.scaleSize(this.view.baseSize * 1.2 * Math.max(0.3, 3 * Math.sqrt(this.groupSize(k) / hi)));
-      return { rad, w: captioned.has(k) ? captionWidth(clipGroup(String(this.view.nd.get(k).c || ""), 48), this.view.theme.font) : 0 };
+      if (!captioned.has(k)) return { rad, w: 0 };
+      const label = clipGroup(String(this.view.nd.get(k).c || ""), 48), font = this.view.theme.font;
+      return { rad, w: captionWidth(label, font), short: captionWidth(shortestGroup(label), font) };
     });
     const room = items.map((it) => (it.w ? roomOf(it, pitch) : it.rad === dot ? pitch * pitch : (2 * it.rad + 4 + CAPTION_LINE) ** 2));
     const total = room.reduce((a, b) => a + b, 0);

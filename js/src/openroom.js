@@ -8,7 +8,7 @@ const GAP = 3; // captions.js placeLabel: px between a disc and its caption
 const LINE = 14; // a caption's height (labelSize 12, and a pixel above and below)
 
 /** @typedef {[number, number, number, number]} Box  x0, y0, x1, y1 (viewport px) */
-/** @typedef {{rad: number, w: number}} Item  a disc's radius; its caption's width (0: no room kept) */
+/** @typedef {{rad: number, w: number, short?: number}} Item  a disc's radius; its caption's width (0: no room kept), and at its shortest */
 
 /** @type {CanvasRenderingContext2D | null} */
 let measurer = null;
@@ -77,15 +77,20 @@ export function roomyDisc(items, cx, cy, inner, outer) {
   for (const i of biggest) {
     const item = items[i];
     if (!item.w) continue;
-    const at = tries.find(([x, y]) => {
-      const b = boxAt(x, y, item.rad, item.w);
-      return inside(b, cx, cy, outer - 1) && !boxes.some((o) => overlaps(o, b));
-    });
+    let w = item.w, at;
+    for (const width of [item.w, item.short || item.w]) {
+      w = width; // the caption whole, else at its shortest ("Ada Berg… ×3.2k")
+      at = tries.find(([x, y]) => {
+        const b = boxAt(x, y, item.rad, w);
+        return inside(b, cx, cy, outer - 1) && !boxes.some((o) => overlaps(o, b));
+      });
+      if (at) break;
+    }
     if (!at) {
       left.push(i), rest.push(i);
       continue;
     }
-    boxes.push(boxAt(at[0], at[1], item.rad, item.w));
+    boxes.push(boxAt(at[0], at[1], item.rad, w));
     spots[i] = at;
   }
   rest.sort((a, b) => a - b); // in their own order: the smallest groups innermost
