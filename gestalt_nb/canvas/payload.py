@@ -160,7 +160,7 @@ class Vocabulary:
     def legend(self) -> list[dict[str, str]]:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
-    def node(self, node: Node, caption_property: str, highlighted: bool, group: dict[str, Any] | None = None) -> dict[str, Any]:
+    def node(self, node: Node, caption_property: str, highlighted: bool, group: dict[str, Any] | bool | None = None) -> dict[str, Any]:
         properties = node.properties
         panel = _plain(properties)  # plain values: display_properties would hand them back unchanged
         shown = properties if panel is not None else display_properties(properties)
@@ -180,9 +180,9 @@ class Vocabulary:
             item["L"] = [label for label in labels if label != first]
         if highlighted:
             item["h"] = 1
-        if group is not None:  # an overview's super-node: its caption is always drawn
+        if group:  # an overview's super-node (its entry in ``Subgraph.groups``): its caption is always drawn
             item["g"] = 1
-            if "colour" in group:  # its colour when the canvas colours by group
+            if isinstance(group, dict) and "colour" in group:  # its colour when the canvas colours by group
                 item["k"] = int(group["colour"])
         if shown:
             item["p"] = panel if panel is not None else _properties(shown)
