@@ -94,4 +94,5 @@ def test_a_cells_layout_is_read_once(shell, demo, monkeypatch):
 def test_an_overview_sizes_its_groups_by_area_and_colours_them_by_group_as_values(shell, demo):
     canvas = run(shell, "%goverview --by label --color group").canvas
     assert canvas.graph["view"]["style"]["size"] == {"by": "property", "name": "nodes", "title": "area = nodes", "area": True}
-    assert canvas.graph["view"]["style"]["color"] == {"by": "property", "name": "group"}
+    assert canvas.graph["view"]["style"]["color"] == {"by": "group"}  # each group its palette slot (grouped/colours.py)
+    assert "color" not in run(shell, "%goverview --by label --color label").canvas.graph["view"]["style"]

@@ -122,7 +122,8 @@ def test_the_same_database_gives_the_same_groups_in_every_process(planted_levels
         "detect.APART_FROM = int(sys.argv[2])\n"
         "gestalt_nb.connect(sys.argv[1], alias='g')\n"
         "r = gestalt_nb.overview('community', max_groups=30)\n"
-        "print(hashlib.md5(r.membership.to_numpy().tobytes()).hexdigest(), '|'.join(r.groups['caption']))\n"
+        "print(hashlib.md5(r.membership.to_numpy().tobytes()).hexdigest(), '|'.join(r.groups['caption']),\n"
+        "      [info['colour'] for info in r.subgraph.groups.values()])\n"  # and the same colours
     )
     answers = set()
     for apart in (10**9, 10**9, 0):  # in a thread of the kernel twice, and in Leiden's own process
@@ -130,6 +131,43 @@ def test_the_same_database_gives_the_same_groups_in_every_process(planted_levels
         assert done.returncode == 0, done.stderr[-2000:]
         answers.add(done.stdout.strip())
     assert len(answers) == 1
+
+
+def test_a_graph_of_one_label_is_coloured_by_group_linked_groups_apart(planted_levels):
+    """Every group is Person: colour by label would draw them all alike, so the canvas colours by group (each its palette
+    slot, linked groups apart, the groups of our own making grey), and a drilled group's "N more" keeps its colour."""
+    result = gestalt_nb.overview("community", max_groups=30)
+    assert result.labels_alike
+    canvas = result.canvas
+    assert canvas.view_state["style"]["color"] == {"by": "group"}
+    slots = {key: info["colour"] for key, info in canvas.subgraph.groups.items()}
+    special = {result.node_id(g) for g in range(result.group_count) if result.special(g)}
+    from gestalt_nb.grouped.colours import SLOTS
+    from gestalt_nb.render.palette import PALETTE
+
+    assert SLOTS == len(PALETTE)
+    assert all(slots[key] == -1 for key in special) and all(0 <= slots[key] < 12 for key in slots if key not in special)
+    assert len({slots[key] for key in slots if key not in special}) >= min(12, len(slots) - len(special)) - 1
+    joined = [(e.source, e.target) for e in canvas.subgraph.edges.values() if not {e.source, e.target} & special]
+    assert joined and all(slots[a] != slots[b] for a, b in joined)
+    page = canvas.vocabulary.node(canvas.subgraph.nodes[result.node_id(0)], "caption", False, canvas.subgraph.groups[result.node_id(0)])
+    assert page["g"] == 1 and page["k"] == slots[result.node_id(0)]  # the page gets the slot
+    smallest = min((g for g in range(result.group_count) if not result.special(g)), key=lambda g: result.sizes[g])
+    rest = result.drill_subgraph(smallest, 10)
+    assert [info["colour"] for info in rest.groups.values()] == [slots[result.node_id(smallest)]]
+    assert canvas.style(color="label") is None and canvas.view_state["style"].get("color") in (None, {"by": "label"})
+
+
+def test_groups_told_apart_by_label_keep_colour_by_label(shell, tmp_path):
+    connection = gestalt_nb.create(str(tmp_path / "two"), alias="two")
+    rng = np.random.default_rng(3)
+    src = np.concatenate([rng.integers(0, 60, 400), rng.integers(60, 120, 400)])
+    dst = np.concatenate([rng.integers(0, 60, 400), rng.integers(60, 120, 400)])
+    keep = src != dst
+    ingest(connection, [["Team"]] * 60 + [["Person"]] * 60, src[keep], dst[keep], ["KNOWS"] * int(keep.sum()))
+    result = gestalt_nb.overview("community", alias="two")
+    assert not result.labels_alike
+    assert "color" not in result.canvas.view_state["style"]
 
 
 def test_an_overview_of_a_query_groups_every_row_not_the_drawn_ones(shell, planted_levels):

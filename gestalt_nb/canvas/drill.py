@@ -63,7 +63,10 @@ class GroupExpander:
             canvas.say(f"{name} is one super-node again.")
 
         def said(added: dict[str, int]) -> str:  # what is there now, in plain words (the drill's note says how many)
-            return f"Opened {name} in its place; Collapse or Undo folds it back."
+            if result is self.result:
+                return f"Opened {name} in its place; Collapse or Undo folds it back."
+            where = " › ".join([*result.trail, name])  # a level down: the breadcrumbs to it
+            return f"{where}: its members, in its place; Collapse or Undo folds it back."
 
         added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back, said=said)
         canvas.remove([node_id])

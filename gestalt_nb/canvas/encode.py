@@ -32,10 +32,13 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def color_spec(color: str, nodes: list[Node]) -> dict[str, Any]:
+def color_spec(color: str, nodes: list[Node], groups: dict[str, Any] | None = None) -> dict[str, Any]:
     """``PROP`` (numbers with at most 12 values: categories, else a ramp), ``PROP:ramp`` or ``PROP:categories``
-    (a :class:`~gestalt_nb.options.Colour`, or its text) checked against the drawn nodes."""
+    (a :class:`~gestalt_nb.options.Colour`, or its text) checked against the drawn nodes; ``"group"`` on an
+    overview's drawing (``groups``): each group its own colour (``grouped/colours.py``), its opened members its colour."""
     colour = Colour(color)
+    if groups and colour == "group":
+        return {"by": "group"}
     if colour.by != "property":
         return {"by": colour.by}
     known = _known_properties(nodes)
@@ -103,7 +106,7 @@ class ViewMethods:
         nodes = list(self.subgraph.nodes.values())
         colour, size = Colour(color or "label"), Size(size or "degree")
         if colour.by != "label" and nodes:  # an empty drawing (an empty result, grouped) has nothing to colour or size
-            self.view_state["style"]["color"] = color_spec(colour, nodes)
+            self.view_state["style"]["color"] = color_spec(colour, nodes, self.subgraph.groups)
         if size.by != "degree" and nodes:  # "degree" is the default scale (logarithmic); style(size="degree") is linear
             self.view_state["style"]["size"] = size_spec(size, nodes)
         if layout:
@@ -115,7 +118,7 @@ class ViewMethods:
         nodes = list(self.subgraph.nodes.values())
         op = StyleOp(op="style")
         if color is not None:
-            op["color"] = color_spec(color, nodes)
+            op["color"] = color_spec(color, nodes, self.subgraph.groups)
             cut = cut_values(nodes, op["color"]["name"]) if op["color"].get("name") else None
             if cut:
                 op["values"] = cut  # {node id: {property: value}}

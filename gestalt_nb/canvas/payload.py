@@ -160,7 +160,7 @@ class Vocabulary:
     def legend(self) -> list[dict[str, str]]:
         return [{"name": name, "color": label_color(name)} for name in self.labels]
 
-    def node(self, node: Node, caption_property: str, highlighted: bool, group: bool = False) -> dict[str, Any]:
+    def node(self, node: Node, caption_property: str, highlighted: bool, group: dict[str, Any] | bool | None = None) -> dict[str, Any]:
         properties = node.properties
         panel = _plain(properties)  # plain values: display_properties would hand them back unchanged
         shown = properties if panel is not None else display_properties(properties)
@@ -180,8 +180,10 @@ class Vocabulary:
             item["L"] = [label for label in labels if label != first]
         if highlighted:
             item["h"] = 1
-        if group:  # an overview's super-node: its caption is always drawn
+        if group:  # an overview's super-node (its entry in ``Subgraph.groups``): its caption is always drawn
             item["g"] = 1
+            if isinstance(group, dict) and "colour" in group:  # its colour when the canvas colours by group
+                item["k"] = int(group["colour"])
         if shown:
             item["p"] = panel if panel is not None else _properties(shown)
         return item
@@ -259,7 +261,7 @@ class Vocabulary:
 
     def nodes(self, subgraph: Subgraph, caption_property: str) -> list[dict[str, Any]]:
         node, marked, groups = self.node, subgraph.highlight_nodes, subgraph.groups
-        return [node(item, caption_property, item.id in marked, item.id in groups) for item in subgraph.nodes.values()]
+        return [node(item, caption_property, item.id in marked, groups.get(item.id)) for item in subgraph.nodes.values()]
 
     def elements(self, subgraph: Subgraph, caption_property: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         edge, marked, groups = self.edge, subgraph.highlight_edges, subgraph.groups

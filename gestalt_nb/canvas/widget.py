@@ -205,7 +205,7 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         with building():
             op = AddOp(
                 op="add",
-                nodes=[mark(self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, node.id in self.subgraph.groups), node.id, part) for node in new_nodes],
+                nodes=[mark(self.vocabulary.node(node, self.caption_property, node.id in self.subgraph.highlight_nodes, self.subgraph.groups.get(node.id)), node.id, part) for node in new_nodes],
                 edges=[mark(self.vocabulary.edge(edge, edge.id in self.subgraph.highlight_edges, self.subgraph.groups), edge.id, part) for edge in new_edges],
             )
         if len(self.vocabulary.labels) != labels_before:

@@ -22,6 +22,7 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Edge, Node, Subgraph, edge_from_json, node_from_json
 from ..options import Size
+from .colours import colour_slots
 from .compact import Compact
 from .grouping import STRONGEST, Grouping, dense, own_group
 from .naming import Naming, name_groups
@@ -130,6 +131,12 @@ class OverviewResult(Displayable):
     def sizes(self) -> np.ndarray:
         members = self.membership_array[self.membership_array >= 0]
         return np.bincount(members, minlength=self.group_count)[: self.group_count]
+
+    @property
+    def labels_alike(self) -> bool:
+        """Whether every group has the same most common label (a graph of one label): colour by label would draw
+        every group alike, so the overview colours by group."""
+        return len({self.top_label(group) for group in range(self.group_count)}) <= 1
 
     def top_label(self, group: int) -> str:
         row = self._label_counts[group]
@@ -308,6 +315,9 @@ class OverviewResult(Displayable):
                 drawn.add_edge(edge)
                 for end in ends:
                     strongest[end] = strongest.get(end, 0) + 1
+        linked = [(self.group_number(edge.source), self.group_number(edge.target)) for edge in drawn.edges.values()]
+        for group, slot in enumerate(colour_slots(self.sizes, linked, [self.special(g) for g in range(self.group_count)])):
+            drawn.groups[self.node_id(group)]["colour"] = slot  # used when the canvas colours by group
         if len(drawn.edges) < len(edges):
             drawn.notes.append(f"{len(edges):,} pairs of groups are connected; the {len(drawn.edges):,} strongest links are drawn "
                                f"(each group's {STRONGEST} strongest; all of them are in .links).")
@@ -367,7 +377,8 @@ class OverviewResult(Displayable):
             drawn.add_edge(Edge(f"{self.prefix}{member}>{target}", member, target, "", {"relationships": total}))
         if rest > 0:
             drawn.add_node(Node(more, (self.top_label(number),), {"caption": f"{rest:,} more", "nodes": rest, "group": self.grouping.names[number]}))
-            drawn.groups[more] = {"group": number, "size": rest, "offset": offset + len(chosen)}
+            colour = self.subgraph.groups.get(self.node_id(number), {}).get("colour", -1)  # the rest: its group's colour
+            drawn.groups[more] = {"group": number, "size": rest, "offset": offset + len(chosen), "colour": colour}
             drawn.notes.append(f"{self.caption(number)}: drew {len(chosen):,} of {len(members):,} members (highest degree first); "
                                f"double-click \"{rest:,} more\" for the next {min(rest, max_nodes):,}.")
         return drawn

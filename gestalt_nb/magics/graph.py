@@ -69,7 +69,7 @@ def goverview_parser() -> Parser:
     parser.add_argument("--types", help="comma-separated relationship types: only these")
     parser.add_argument("--resolution", type=float, default=1.0, help="Leiden resolution: higher gives more, smaller communities")
     parser.add_argument("--max-groups", type=int, default=300, help="groups drawn; the smallest past it are merged into \"other\"")
-    parser.add_argument("--color", help="super-node colour: label (their most common label, default) or group")
+    parser.add_argument("--color", help="super-node colour: label (their most common label) or group (one colour each); default: label where labels tell the groups apart, else group")
     parser.add_argument("--timeout", type=float, help="seconds the overview may take (default: %config GestaltMagic.timeout)")
     parser.add_argument("--memory-limit", help="memory it may add, e.g. 2GiB (default: %config GestaltMagic.memory_limit)")
     parser.add_argument("--as-of", metavar="WHEN", help="group the graph as it was valid at WHEN (a date, datetime or epoch seconds), from its history")
@@ -145,8 +145,8 @@ class GraphMagics(MagicBase):
             max_groups=args.max_groups, timeout=args.timeout, memory_limit=args.memory_limit, as_of=args.as_of,
             known_at=args.known_at, since=args.since,
         )
-        if args.color == "group":
-            result.view_options["color"] = Colour("group")  # the super-nodes' own property
+        if args.color:  # else by label where labels tell the groups apart, by group where they do not (OverviewView)
+            result.view_options["color"] = Colour(args.color)
         return self._keep(result, args.out)
 
     @line_magic

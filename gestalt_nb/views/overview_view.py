@@ -17,6 +17,8 @@ from .tabs import Page, TabbedView
 class OverviewView(TabbedView):
     def __init__(self, result: OverviewResult, **overrides: Any) -> None:
         self.result = result
+        if overrides.get("color") is None and result.labels_alike:  # one label: colour tells the groups apart instead
+            overrides["color"] = "group"
         super().__init__(**overrides)
 
     def graph(self) -> Subgraph:

@@ -4,6 +4,7 @@
 import { LIMITS } from "./style.js";
 import { SpotGrid } from "./spotgrid.js";
 import { aroundGroup, cutGroup, shortestGroup } from "./groupcaptions.js";
+import { CAPTIONED } from "./openroom.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {import("./ui.js").Rect} Rect */
@@ -25,7 +26,10 @@ import { aroundGroup, cutGroup, shortestGroup } from "./groupcaptions.js";
  * @property {Map<unknown, Spot | null>} [groups]  an overview's group captions (groupSpots)
  */
 
-const OPENED_FIRST = 6; // the groups a drill opened whose captions are placed first, biggest first
+const OPENED_FIRST = CAPTIONED; // the groups a drill opened whose captions are placed first, biggest first (their room kept)
+const CRAMPED = / \(\d+ of the biggest groups opened have no room for a caption: hover shows it\)$/;
+/** @param {number | undefined} n */
+export const cramped = (n) => (n ? ` (${n} of the biggest groups opened have no room for a caption: hover shows it)` : "");
 const NEAR = 60; // px around the canvas whose nodes and relationships a zoomed-in layered drawing's captions heed
 
 // A caption about 70% as long, ending in "…" (unchanged once 4 characters or fewer).
@@ -337,7 +341,22 @@ export class Captions {
       if (!grown) sc.rects.push(spot.rc);
       groups.set(g.key, grown || spot);
     }
+    if (opened.length) this.sayCramped(opened.filter((g) => !groups.get(g.key)).length);
     return groups;
+  }
+
+  // The status line says how many of the biggest groups a drill opened have no caption (no room even at their
+  // shortest), not leaving them out in silence; kept for the drill's own status when it comes later (delta.js).
+  /**
+   * @param {number} n
+   * @private
+   */
+  sayCramped(n) {
+    this.view.roomNote = n;
+    const el = this.view.ui.root.querySelector(".gc-status");
+    if (!el) return;
+    const text = String(el.textContent).replace(CRAMPED, "") + cramped(n);
+    if (text !== el.textContent) el.textContent = text;
   }
 
   /**

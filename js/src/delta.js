@@ -2,6 +2,7 @@
 import { addItems } from "./payload.js";
 import { kernelMessage } from "./protocol.js";
 import { layoutNew, placeNear, SPACING } from "./layout.js";
+import { cramped } from "./captions.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 
@@ -59,7 +60,8 @@ export class Deltas {
     const msg = kernelMessage(raw); // protocol.js: only the kinds this page handles
     if (!msg) return;
     if (msg.kind === "status") {
-      this.view.ui.setStatus(String(msg.text ?? ""), msg.level);
+      // with the drill's own status: how many of the biggest groups it opened have no caption (captions.js)
+      this.view.ui.setStatus(String(msg.text ?? "") + cramped(this.view.roomNote), msg.level);
       return;
     }
     if (msg.kind !== "delta") return;
@@ -96,6 +98,7 @@ export class Deltas {
     if (this.view.layout && this.view.layout.running) this.view.layout.settleNow();
     const allBefore = this.view.hlCount > 0 && this.view.hlCount >= this.view.nd.size; // every node matched: no rings
     const ops = Array.isArray(msg.ops) ? msg.ops : [];
+    this.view.roomNote = 0; // counted again when the groups a drill opened are captioned (captions.js)
     /** @type {Step} */
     const step = { anchor: msg.anchor, added: [], relegend: false };
     for (const op of ops) {

@@ -1,5 +1,7 @@
 // An overview's group opened in place (a drill) and folded back (Collapse, Undo), keeping the map.
 import { MEMBER_SIZE } from "./encode.js";
+import { clipGroup, shortestGroup } from "./groupcaptions.js";
+import { CAPTIONED, captionWidth, roomOf, roomyDisc } from "./openroom.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 /** @typedef {{x: number, y: number}} Point */
@@ -70,6 +72,8 @@ export class Drill {
       rings.set(k, ring);
     }
     for (const k of keys) if (this.isGroup(k)) roots.set(k, root); // its "N more" and sub-groups fold back with it
+    const slot = this.view.nd.get(anchor).k; // coloured by group: its members take its colour (encode.js)
+    for (const k of keys) if (!this.isGroup(k) && this.view.nd.has(k)) this.view.nd.get(k).k = slot;
     open.disc = { x: home.x, y: home.y, r: disc.outer / disc.unit }; // the last disc opened in it (tests: hooks.openDiscs)
     for (const m of moves) {
       if (Math.hypot(m.x - m.o.x, m.y - m.o.y) < 0.01) continue;
@@ -116,16 +120,21 @@ export class Drill {
     const known = this.view.discs ? this.view.discs.get(anchor) : undefined; // a later slice: ring the members drawn so far
     const unit = Math.hypot(east.x - at.x, east.y - at.y) || 1; // px per graph unit
     const hi = this.view.areaScale ? this.view.areaScale.hi : 0;
-    const room = members.map((k) => {
-      if (!this.isGroup(k) || !hi) return pitch * pitch;
-      const f = Math.max(0.3, 3 * Math.sqrt(this.groupSize(k) / hi));
-      return (2 * r.scaleSize(this.view.baseSize * 1.2 * f) + 4 + CAPTION_LINE) ** 2; // a caption's line between sub-groups
+    // the biggest groups opened keep room for their captions, whole, beside them (openroom.js); the others a line each
+    const captioned = new Set(members.filter((k) => this.isGroup(k)).sort((a, b) => this.groupSize(b) - this.groupSize(a)).slice(0, CAPTIONED));
+    const items = members.map((k) => {
+      if (!this.isGroup(k) || !hi) return { rad: dot, w: 0 };
+      const rad = r.scaleSize(this.view.baseSize * 1.2 * Math.max(0.3, 3 * Math.sqrt(this.groupSize(k) / hi)));
+      if (!captioned.has(k)) return { rad, w: 0 };
+      const label = clipGroup(String(this.view.nd.get(k).c || ""), 48), font = this.view.theme.font;
+      return { rad, w: captionWidth(label, font), short: captionWidth(shortestGroup(label), font) };
     });
+    const room = items.map((it) => (it.w ? roomOf(it, pitch) : it.rad === dot ? pitch * pitch : (2 * it.rad + 4 + CAPTION_LINE) ** 2));
     const total = room.reduce((a, b) => a + b, 0);
     const size = r.scaleSize(/** @type {{size: number}} */ (r.getNodeDisplayData(anchor)).size);
     const inner = known !== undefined ? known * unit + pitch / 2 : centred ? size * 0.6 + pitch / 2 : 0;
     const outer = Math.max(size, Math.sqrt(inner * inner + (1.15 * total) / Math.PI));
-    return { at, unit, pitch, room, total, inner, outer, fresh: known === undefined && centred };
+    return { at, unit, pitch, room, total, inner, outer, fresh: known === undefined && centred, items, left: 0 };
   }
 
   // The push each other node needs to clear the disc, capped at PUSH_MAX of the canvas; where the cap cannot
@@ -173,7 +182,8 @@ export class Drill {
     return [cx, cy, moves];
   }
 
-  // Each item's spot in graph units: ring by ring from the centre, each given its share of the disc's area.
+  // Each item's spot in graph units: the biggest groups with room for their captions, the rest evenly around them
+  // (openroom.js); `disc.left` counts the groups whose captions found no room.
   /**
    * @param {string[]} members
    * @param {ReturnType<Drill["discFor"]>} disc
@@ -186,13 +196,9 @@ export class Drill {
     const r = /** @type {import("./spare.js").Renderer} */ (this.view.renderer);
     /** @type {Map<string, Point>} */
     const targets = new Map();
-    const { inner, outer, room, total } = disc;
-    let before = 0; // the room taken by the items inside this one's ring
-    members.forEach((k, i) => {
-      const rho = Math.sqrt(inner * inner + (outer * outer - inner * inner) * ((before + room[i] / 2) / total));
-      before += room[i];
-      targets.set(k, r.viewportToGraph({ x: cx + rho * Math.cos(i * GOLDEN), y: cy + rho * Math.sin(i * GOLDEN) }));
-    });
+    const { spots, left } = roomyDisc(disc.items, cx, cy, disc.inner, disc.outer);
+    disc.left = left.length;
+    members.forEach((k, i) => targets.set(k, r.viewportToGraph({ x: spots[i][0], y: spots[i][1] })));
     return targets;
   }
 

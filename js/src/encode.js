@@ -84,6 +84,21 @@ function rampColors(view, by, name, values, nums, cat, out) {
   return { by, of: out, cat, val: values, legend }; // val: the numbers, for the legend's range filter
 }
 
+// An overview coloured by group (labels do not tell its groups apart): each group the colour of its slot (Python's
+// grouped/colours.py: the same every time, linked groups apart), a drilled member its group's, "other" groups grey.
+/**
+ * @param {Drawn} view
+ * @param {Map<string, string>} out
+ * @returns {ColorEncoding}
+ */
+function groupColors(view, out) {
+  view.graph.forEachNode((k) => {
+    const d = view.nd.get(k), slot = d ? d.k : -1;
+    out.set(k, slot >= 0 ? CATEGORY_PALETTE[slot % CATEGORY_PALETTE.length] : OTHER);
+  });
+  return { by: "group", of: out, cat: null, legend: { title: "colour: group", kind: "groups" } };
+}
+
 // Colour of every node: {of: Map key -> colour, cat: Map key -> category text | undefined, legend}
 /**
  * @param {Drawn} view
@@ -97,6 +112,7 @@ export function encodeColor(view, spec) {
   /** @type {Map<string, string | null>} */
   const cat = new Map();
   if (by === "label") return { by, of: null, cat: null, legend: { title: "colour: label", kind: "label" } };
+  if (by === "group") return groupColors(view, out);
   /** @type {Map<string, unknown>} */
   const values = new Map();
   if (by === "community") {

@@ -9,7 +9,7 @@ const MAX = 14;
 /**
  * @typedef {object} ColorLegend  what colour means (encode.js)
  * @property {string} title
- * @property {string} kind  label / scale / categories
+ * @property {string} kind  label / scale / categories / groups
  * @property {Entry[]} [entries]
  * @property {string} [lo]
  * @property {string} [hi]
@@ -125,6 +125,7 @@ export function renderLegend(el, m, toggle) {
     if (typeof c.min === "number" && typeof c.max === "number" && Number.isFinite(c.min) && Number.isFinite(c.max) && c.max > c.min) parts.push(rangeFilter({ ...c, min: c.min, max: c.max }, m.off.range, toggle));
     if (c.missing) parts.push(h("span", "gc-item gc-muted", c.missing + " without a value: grey"));
   } else if (c.kind === "categories") parts.push(...list("category", c.entries || [], m.off.cats, toggle));
+  else if (c.kind === "groups") parts.push(h("span", "gc-item gc-muted", "one per group, members as theirs"));
   else parts.push(...list("label", m.labels || [], m.off.labels, toggle));
   if (c.kind !== "label" && (m.labels || []).length > 1) {
     parts.push(h("span", "gc-head", "labels"));

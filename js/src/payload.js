@@ -4,7 +4,7 @@ import Graph from "graphology";
 /** @typedef {import("graphology").default} GraphT  the drawn graph (display attributes only: x, y, color, size, label, …) */
 /** @typedef {import("graphology-types").Attributes} Attrs  a node's or relationship's display attributes (what sigma draws) */
 /** @typedef {Record<string, [unknown, unknown]>} Changes  changed properties: {name: [before, after]} (the panel lists them old → new) */
-/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean, o?: number, d?: Changes}} WireNode  a node as the kernel sends it (o: a ghost, drawn faded) */
+/** @typedef {{id: string | number, c?: string, l?: number, L?: string[], h?: number | boolean, p?: Record<string, unknown> | null, g?: number | boolean, k?: number, o?: number, d?: Changes}} WireNode  a node as the kernel sends it (o: a ghost, drawn faded) */
 /** @typedef {{id?: string | number | null, s: string | number, t: string | number, y?: number, h?: number | boolean, p?: Record<string, unknown> | null, w?: number, o?: number, d?: Changes}} WireEdge  a relationship as the kernel sends it */
 /** @typedef {{n: number[], e: string[], p?: Record<string, Record<string, unknown>>}} Frame  one moment of a time slider: nodes present (positions in `nodes`), relationships present (ids), properties that differ then */
 /** @typedef {{valid: string[], known: string[], f: Frame[]}} TimelineSpec  a time slider's moments (canvas/timeline.py) */
@@ -36,6 +36,7 @@ import Graph from "graphology";
  * @property {number} g  1: an overview's super-node
  * @property {number} o  1: a ghost (drawn faded: removed, or gone at this moment)
  * @property {Changes | null} d  properties changed: listed old → new in the panel
+ * @property {number} k  an overview group's colour slot when colour is by group (-1: grey; a drilled member: its group's)
  * @property {number} [deg]  degree
  * @property {boolean} [fixed]  pinned
  */
@@ -122,6 +123,7 @@ function nodeData(n) {
     g: n.g ? 1 : 0, // an overview's super-node
     o: n.o ? 1 : 0,
     d: changes(n.d),
+    k: typeof n.k === "number" && Number.isInteger(n.k) ? n.k : -1, // its colour slot (colour by group)
   };
 }
 

@@ -102,6 +102,7 @@
  * @property {Map<string, import("./drill.js").Open> | undefined} drilled  an overview's groups open on the canvas (drill.js), by super-node
  * @property {Map<string, string> | undefined} drillRoot  a sub-group's or "N more"'s top group open on the canvas
  * @property {Set<string> | undefined} lastOpened  what the last drill opened (captions.js places its biggest groups' captions first)
+ * @property {number | undefined} roomNote  the biggest groups the last drill opened whose captions found no room (the status says so)
  * @property {Map<string, Set<string>> | undefined} rings  the items of one group's slices, which never push each other
  * @property {Map<string, {x: number, y: number}> | undefined} homes  where an opened super-node or "N more" stood
  * @property {Map<string, number> | undefined} discs  a drilled group's disc radius

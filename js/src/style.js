@@ -197,8 +197,8 @@ export class Styles {
   }
 
   // An overview's super-edge: width and shade in five visible steps of its count's log between the
-  // weakest and strongest drawn (0.6 px faint .. 7 px dark), the stronger drawn over the weaker. A drilled
-  // member's line to a group (its own "N more" or a neighbour) is a faint hairline under them.
+  // weakest and strongest drawn (0.6 px faint .. 7 px dark), the stronger drawn over the weaker; inside an opened
+  // group thinner. A drilled member's line to a group (its own "N more" or a neighbour) is a faint hairline under them.
   /**
    * @param {string} key
    * @param {number} w  the relationships it stands for
@@ -213,7 +213,11 @@ export class Styles {
       return;
     }
     const [lo, hi] = this.weightRange();
-    const t = hi > lo ? Math.round((4 * (Math.log(w) - lo)) / (hi - lo)) / 4 : 1;
+    const [s, e] = this.view.graph.hasEdge(key) ? this.view.graph.extremities(key) : ["", ""];
+    // a link between two groups inside an opened group: in the same steps, at most 40% as wide and dark (an opened
+    // level of tens of groups stays readable among the links of the level around it)
+    const within = !!this.view.drillRoot && this.view.drillRoot.has(s) && this.view.drillRoot.has(e) ? 0.4 : 1;
+    const t = within * (hi > lo ? Math.round((4 * (Math.log(w) - lo)) / (hi - lo)) / 4 : 1);
     if (!strong) {
       a.size = 0.6 + 6.4 * t;
       const fg = parseColor(this.view.theme.fg), bg = parseColor(this.view.theme.bg);
@@ -222,7 +226,8 @@ export class Styles {
     a.zIndex = 1 + Math.round(4 * t);
   }
 
-  // a line between a drilled member and a group (not yet in the graph when first styled: restyled once it is)
+  // a line between a drilled member and a group, or from a group a drill opened to a group around its disc (not yet
+  // in the graph when first styled: restyled once it is): hairlines under the links between groups of one level
   /**
    * @param {string} key
    * @returns {boolean}
@@ -232,7 +237,8 @@ export class Styles {
     if (!this.view.graph.hasEdge(key)) return false;
     const [s, t] = this.view.graph.extremities(key);
     const ends = [this.view.nd.has(s) ? this.view.nd.get(s) : null, this.view.nd.has(t) ? this.view.nd.get(t) : null];
-    return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g);
+    const opened = this.view.drillRoot;
+    return !(ends[0] && ends[0].g) || !(ends[1] && ends[1].g) || (!!opened && opened.has(s) !== opened.has(t));
   }
 
   /**
