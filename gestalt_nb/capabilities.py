@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .graph.schema import SchemaResult
     from .grouped.result import OverviewResult
     from .temporal.diff import DiffResult
+    from .temporal.timeline import TimelineResult
 
 
 @checked_methods  # each argument checked against its annotation (checks.py), as the Connection's own methods are
@@ -61,6 +62,18 @@ class Capabilities:
         from .temporal.asof import diff  # deferred: keeps %load_ext light
 
         return diff(self, query, before, after, params, known_at=known_at, limit=limit, timeout=timeout)
+
+    def timeline(self, query: str, moments: Any, params: dict[str, Any] | None = None, *, known_at: Any = None, limit: int | None = None,
+            timeout: float | None = None) -> TimelineResult:
+        """What ``query`` returned at each of ``moments`` (valid times), drawn once with a time slider on the canvas.
+
+        Each moment is one read, as ``run(query, as_of=moment)`` (as recorded by ``known_at``; a list of recorded moments
+        gives the slider a second axis), bounded and read-only; at most 60 moments in all. A node present at two moments
+        stands in one place; the slider steps through them in the page, nothing moving.
+        """
+        from .temporal.timeline import timeline  # deferred: keeps %load_ext light
+
+        return timeline(self, query, moments, params, known_at=known_at, limit=limit, timeout=timeout)
 
     def explain(self, query: str, params: dict[str, Any] | None = None, *, limit: int | None = None, write: bool = False) -> QueryPlan:
         """The plan of ``query`` as ``run`` would execute it, and its slow-shape warnings. Runs nothing.

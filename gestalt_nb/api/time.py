@@ -45,6 +45,4 @@ def timeline(query: str, moments: Any, params: dict[str, Any] | None = None, *, 
     >>> gestalt_nb.timeline("MATCH (p:Person)-[r:WORKS_AT]->(c:Company) RETURN p, r, c",
     ...                     ["2021-01-01", "2022-01-01", "2023-01-01"])
     """
-    from ..temporal.timeline import timeline as _timeline  # deferred: keeps %load_ext light (GestaltDB's temporal names)
-
-    return _timeline(REGISTRY.get(alias), query, moments, params, known_at=known_at, limit=limit, timeout=timeout)
+    return REGISTRY.get(alias).timeline(query, moments, params, known_at=known_at, limit=limit, timeout=timeout)
