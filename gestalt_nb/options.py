@@ -108,6 +108,9 @@ def _checked_layout(name: Any, options: dict[str, Any]) -> tuple[str, dict[str, 
     return str(name), {key: str(value) for key, value in options.items() if value is not None}
 
 
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
 class Colour(str):
     """What node colour means, read once: ``by`` is ``"label"``, ``"community"`` or ``"property"`` (then ``name``,
     and ``as_``: ``"ramp"``, ``"categories"`` or ``""`` for "numbers with at most 12 values are categories").
@@ -119,9 +122,12 @@ class Colour(str):
     by: str
     name: str
     as_: str
+    #: Categories given their own colour (``#rrggbb``), e.g. a diff's ``{"added": "#59a14f", ...}``: the same meaning
+    #: in the same colour in every drawing; the other categories take the palette's colours left.
+    colours: dict[str, str]
 
-    def __new__(cls, value: Any = "label") -> Colour:
-        if isinstance(value, Colour):
+    def __new__(cls, value: Any = "label", *, colours: dict[str, str] | None = None) -> Colour:
+        if isinstance(value, Colour) and colours is None:
             return value
         made = super().__new__(cls, str(value))
         name, _, mode = made.rpartition(":")
@@ -130,7 +136,14 @@ class Colour(str):
         else:
             made.by = "property"
             made.name, made.as_ = (name, mode) if mode in COLOR_AS else (str(made), "")
+        made.colours = _checked_colours(colours or {})
         return made
+
+
+def _checked_colours(colours: Any) -> dict[str, str]:
+    if not isinstance(colours, dict) or not all(isinstance(value, str) and _HEX.fullmatch(value) for value in colours.values()):
+        raise GestaltError(f"colours= takes {{category: '#rrggbb'}}, e.g. {{'added': '#59a14f'}}; got {colours!r:.80}.")
+    return {str(key): value.lower() for key, value in colours.items()}
 
 
 class Size(str):

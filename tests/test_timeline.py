@@ -10,6 +10,7 @@ import pytest
 
 import gestalt_nb
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.temporal.diff import CHANGE_COLOURS
 
 from .conftest import run
 from .test_temporal import MOMENTS, digest, loaded  # noqa: F401  (loaded: the fixture)
@@ -110,5 +111,17 @@ def test_a_diffs_removed_are_ghosts_relationships_carry_their_change_and_changes
     assert nodes["b"].get("o") == 1 and "o" not in nodes["a"] and "o" not in nodes["c"]
     assert nodes["a"]["d"] == {"role": ["dev", "lead"]}
     assert edges["ab"].get("o") == 1 and edges["ab"]["p"]["change"] == "removed" and edges["ac"]["p"]["change"] == "added"
+    # each change in its own colour in every diff (the palette's order by frequency gave "added" another colour each time)
+    assert graph["view"]["style"]["color"] == {"by": "property", "name": "change", "colours": CHANGE_COLOURS}
     svg = result.view.drawing.svg()
     assert svg.count('fill-opacity="0.25"') == 1 and 'stroke-dasharray="3 3"' in svg  # the ghost node and line, faded
+
+
+@pytest.mark.parametrize("colours", [{"added": "green"}, {"added": "#59a14f;x"}, ["#59a14f"], {"added": None}])
+def test_category_colours_are_hex_or_one_clear_line(colours):
+    from gestalt_nb.errors import GestaltError
+    from gestalt_nb.options import Colour
+
+    with pytest.raises(GestaltError, match=r"^colours= takes \{category: '#rrggbb'\}"):
+        Colour("change", colours=colours)
+    assert Colour("change", colours={"added": "#59A14F"}).colours == {"added": "#59a14f"}

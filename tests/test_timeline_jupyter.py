@@ -13,6 +13,8 @@ from contextlib import contextmanager
 import nbformat
 import pytest
 
+from gestalt_nb.temporal.diff import CHANGE_COLOURS
+
 from .jupyter_page import ARGS, CHROMIUM, SHOTS, JupyterPage, JupyterServer
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
@@ -175,6 +177,8 @@ def test_a_diff_shows_ghosts_relationships_by_change_a_legend_filter_and_old_to_
     with notebook("diff.ipynb", cells, 200) as page:
         colour = {key: hook(page, f"h.nodeStyle({key!r}).color") for key in "abcd"}
         assert brightness(colour["b"]) > brightness(colour["c"]) + 100  # removed: a ghost, faded to the background
+        # each change in its own colour, the same in every diff: Cy added, Ada changed, Di the same
+        assert (colour["c"], colour["a"], colour["d"]) == (CHANGE_COLOURS["added"], CHANGE_COLOURS["changed"], CHANGE_COLOURS["same"]), colour
         edges = hook(page, "h.elements().edges")
         assert len({edges[key]["a"]["color"] for key in ("ab", "ac", "ad")}) == 3  # removed / added / same: three colours
         page.page.screenshot(path=str(SHOTS / "diff-ghosts.png"))

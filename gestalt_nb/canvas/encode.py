@@ -46,7 +46,7 @@ def color_spec(color: str, nodes: list[Node], groups: dict[str, Any] | None = No
     if name not in known:
         raise GestaltError(f"No drawn node has a property {name!r}; colour by 'label', 'community' or one of: {_names(nodes)} "
                            "(add :ramp or :categories to force either).")
-    return {"by": "property", "name": name, **({"as": mode} if mode else {})}
+    return {"by": "property", "name": name, **({"as": mode} if mode else {}), **({"colours": colour.colours} if colour.colours else {})}
 
 
 def size_spec(size: str, nodes: list[Node]) -> dict[str, Any]:

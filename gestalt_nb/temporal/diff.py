@@ -17,9 +17,13 @@ import pandas as pd
 
 from ..display import Displayable
 from ..graph.subgraph import Edge, Node, Subgraph
+from ..options import Colour
 
 #: The node property a diff's drawing is coloured by.
 CHANGE = "change"
+#: Each change in its own colour in every diff (added green, changed orange, removed red — drawn as a faded ghost —,
+#: the same grey-blue), not the palette's order by frequency, which gave "added" another colour in each drawing.
+CHANGE_COLOURS = {"added": "#59a14f", "changed": "#f28e2b", "removed": "#e15759", "same": "#8ca0b3"}
 COLUMNS = ["id", "kind", "change", "property", "before", "after"]
 
 
@@ -43,7 +47,7 @@ class DiffResult(Displayable):
     view_options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.view_options = {"color": self.change_property, **self.view_options}
+        self.view_options = {"color": Colour(self.change_property, colours=CHANGE_COLOURS), **self.view_options}
 
     def counts(self) -> dict[str, int]:
         """How many nodes and relationships were added, removed and changed."""

@@ -139,9 +139,7 @@ export function encodeColor(view, spec) {
   }
   const order = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   if (numeric && order.length <= CATEGORY_PALETTE.length) order.sort((a, b) => Number(a[0]) - Number(b[0])); // by value
-  /** @type {Map<string, string>} */
-  const colourOf = new Map();
-  order.slice(0, CATEGORY_PALETTE.length).forEach(([s], i) => colourOf.set(s, CATEGORY_PALETTE[i]));
+  const colourOf = categoryColours(order.slice(0, CATEGORY_PALETTE.length).map(([s]) => s), spec && spec.colours);
   const otherName = order.length > CATEGORY_PALETTE.length ? "other" : null;
   view.graph.forEachNode((k) => {
     const v = values.get(k);
@@ -162,6 +160,27 @@ export function encodeColor(view, spec) {
   if (none) entries.push({ name: "(no value)", color: OTHER, n: none });
   const prop = by === "community" ? undefined : name;
   return { by, of: out, cat, prop, colours: colourOf, legend: { title: "colour: " + name, kind: "categories", entries } };
+}
+
+// Each category's colour: those the spec names (a diff's added / changed / removed / same: the same meaning in the
+// same colour in every drawing) their own, checked as "#rrggbb"; the others the palette's in order, skipping those taken.
+/**
+ * @param {string[]} categories  most frequent first
+ * @param {Record<string, string> | undefined} given
+ * @returns {Map<string, string>}
+ */
+function categoryColours(categories, given) {
+  /** @type {Map<string, string>} */
+  const colourOf = new Map();
+  const own = (/** @type {string} */ s) => (given && Object.prototype.hasOwnProperty.call(given, s) && /^#[0-9a-f]{6}$/i.test(given[s]) ? given[s] : null);
+  for (const s of categories) {
+    const c = own(s);
+    if (c) colourOf.set(s, c);
+  }
+  const taken = new Set(colourOf.values());
+  const free = CATEGORY_PALETTE.filter((c) => !taken.has(c));
+  for (const s of categories) if (!colourOf.has(s)) colourOf.set(s, free.shift() || OTHER);
+  return colourOf;
 }
 
 /**

@@ -16,7 +16,7 @@
 // Kernel → page: the steps of a delta, one typedef per `op` (protocol.py declares the same: one TypedDict per kind,
 // OP_KINDS; tests/test_protocol.py checks both name the same kinds and fields). delta.js applies them through a
 // table keyed by `op`.
-/** @typedef {{by: string, name?: string, as?: string}} ColorSpec  colour by "label", "community" or a property (`as`: "ramp" / "categories") */
+/** @typedef {{by: string, name?: string, as?: string, colours?: Record<string, string>}} ColorSpec  colour by "label", "community" or a property (`as`: "ramp" / "categories"; `colours`: categories given their own colour, "#rrggbb") */
 /** @typedef {{by: string, name?: string, title?: string, area?: boolean}} SizeSpec  size by a metric or a numeric property */
 /** @typedef {{op: "add", nodes: import("./payload.js").WireNode[], edges: import("./payload.js").WireEdge[], labels?: import("./payload.js").WireLabel[], types?: string[]}} AddOp  new nodes and relationships (and the labels / types lists, when they grew) */
 /** @typedef {{op: "remove", ids: string[]}} RemoveOp  nodes (with their relationships) and relationships gone */
