@@ -207,3 +207,31 @@ def test_to_cypher_leaves_out_what_filter_hid_from_python(shell, demo):
     query = canvas.to_cypher()
     rows = demo.run(query, query.params, limit=query.rows + 10)
     assert set(rows.subgraph.nodes) == set(canvas.subgraph.nodes)
+
+
+def test_a_canvas_shown_on_its_own_is_its_picture_then_the_live_canvas_and_the_picture_follows_the_page(shell, demo, monkeypatch):
+    """``result.canvas`` as a cell's last value: a bare widget output said "model not found" in a saved notebook once its
+    kernel restarted; it goes out as a view does (outputs.py), its picture following the page's reports."""
+    from IPython.display import display as show
+    from IPython.utils.capture import capture_output
+
+    from gestalt_nb import display, outputs
+
+    canvas = run(shell, "%gcypher MATCH (p:Person)-[r:WORKS_FOR]->(c:Company) RETURN p, r, c").canvas
+    with capture_output() as plain:
+        show(canvas)  # outside a kernel: the widget's own bundle, one output
+    (only,) = plain.outputs
+    assert only.data["application/vnd.jupyter.widget-view+json"]["model_id"] == canvas.model_id
+    monkeypatch.setattr(display, "kernel_shell", lambda: shell)
+    with capture_output() as shown:
+        show(canvas)
+    picture, live = shown.outputs
+    assert picture.data["text/html"].startswith(outputs.STYLE) and 'src="data:image/svg+xml;base64,' in picture.data["text/html"]
+    assert picture.transient["display_id"] and "application/vnd.jupyter.widget-view+json" not in picture.data
+    assert live.data["application/vnd.jupyter.widget-view+json"]["model_id"] == canvas.model_id and not live.transient
+    assert picture.data["text/plain"] == canvas.subgraph.summary()
+    with capture_output() as updates:
+        report(canvas)
+    (update,) = [output for output in updates.outputs if output.transient.get("display_id") == picture.transient["display_id"]]  # the cell's view's own picture follows too
+    assert update.update
+    assert '<circle cx="10" cy="30"' in base64.b64decode(re.search(r"base64,([^\"]+)", update.data["text/html"]).group(1)).decode()

@@ -125,3 +125,20 @@ def test_category_colours_are_hex_or_one_clear_line(colours):
     with pytest.raises(GestaltError, match=r"^colours= takes \{category: '#rrggbb'\}"):
         Colour("change", colours=colours)
     assert Colour("change", colours={"added": "#59A14F"}).colours == {"added": "#59a14f"}
+
+
+def test_gcypher_as_of_several_moments_is_the_timeline_on_the_line(loaded, shell):  # noqa: F811
+    from IPython.core.error import UsageError
+
+    from gestalt_nb.temporal.timeline import TimelineResult
+
+    result = run(shell, f"%%gcypher --as-of {','.join(MOMENTS)} --limit 10000 --color label  # a comment\n{PATHS}")
+    assert isinstance(result, TimelineResult) and result.view_options == {"color": "label"}
+    alone = gestalt_nb.timeline(PATHS, MOMENTS, limit=10_000)
+    assert result.valid == alone.valid and [set(frame.nodes) for frame in result.frames] == [set(frame.nodes) for frame in alone.frames]
+    both = run(shell, f"%%gcypher --as-of {MOMENTS[1]} --known-at 2000-01-01,2030-01-01 --limit 10000\n{PATHS}")
+    assert len(both.frames) == 2 and both.frame(0, 0).nodes == {} and both.known == ["2000-01-01T00:00:00Z", "2030-01-01T00:00:00Z"]
+    with pytest.raises(UsageError, match=r"^--as-of with several moments draws a time slider; --overview cannot go with it"):
+        run(shell, f"%%gcypher --as-of {MOMENTS[0]},{MOMENTS[1]} --overview\n{PATHS}")
+    with pytest.raises(UsageError, match=r"^--known-at with several moments .* give --as-of WHEN too\.$"):
+        run(shell, f"%%gcypher --known-at 2000-01-01,2030-01-01\n{PATHS}")

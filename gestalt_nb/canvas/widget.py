@@ -28,6 +28,7 @@ from ..errors import GestaltError
 from ..graph.ids import as_loaded, stored
 from ..graph.subgraph import Subgraph, building
 from . import bundle
+from .alone import show_alone
 from .cypher import DrawingQuery, drawing_query
 from .drill import collapse as collapse_group
 from .drill import collapse_selected
@@ -294,6 +295,10 @@ class GraphCanvas(ViewMethods, anywidget.AnyWidget):
         """Call ``callback(selected_ids)`` whenever the selection changes (page or Python), ids as loaded."""
         _callable(callback, "on_select")
         self._select.append(callback)
+
+    def _ipython_display_(self) -> None:
+        """Shown on its own as a view is: its picture, then the live canvas (``alone.py``; never "model not found")."""
+        show_alone(self)
 
     def on_shown(self, callback: Callable[["GraphCanvas"], Any]) -> None:
         """Call ``callback(canvas)`` when the page reports a new picture (``canvas.shown`` changed)."""

@@ -27,6 +27,11 @@ def _drawing_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _moments(text: str) -> str | list[str]:
+    """``WHEN,WHEN,…`` as its moments (one moment as it is)."""
+    return [part.strip() for part in text.split(",")] if "," in text else text
+
+
 @magics_class
 class CypherMagics(MagicBase):
     """``%%gcypher``, ``%ghistory``, ``%gsnippets``."""
@@ -54,6 +59,8 @@ class CypherMagics(MagicBase):
             raise GestaltError("--live re-runs on every change of the present; drop --as-of/--known-at, or --live.")
         if args.live:
             return self._keep(self._live(connection, query, params, args), args.out)
+        if "," in (args.as_of or "") or "," in (args.known_at or ""):
+            return self._keep(self._timeline(connection, query or "", params, args), args.out)
         if settings.warn_slow:
             from ..cypher.explain import slow_warning  # deferred: keeps %load_ext light
 
@@ -93,6 +100,19 @@ class CypherMagics(MagicBase):
             grouped.connection = connection  # its members are database nodes: drill and members() read them there
             return self._keep(grouped, args.out)
         return self._keep(result, args.out)
+
+    def _timeline(self, connection: Any, query: str, params: dict[str, Any] | None, args: argparse.Namespace) -> Any:
+        """--as-of WHEN,WHEN,… (or --known-at WHEN,WHEN,…): the read at each moment, drawn once with a time slider."""
+        taken = [name for name, value in (("--write", args.write), ("--overview", args.overview), ("--save", args.save)) if value]
+        if taken:
+            raise GestaltError(f"--as-of with several moments draws a time slider; {', '.join(taken)} cannot go with it: drop it, "
+                               "or give one moment.")
+        if not args.as_of:
+            raise GestaltError("--known-at with several moments steps recorded time at a valid time: give --as-of WHEN too.")
+        result = connection.timeline(query, _moments(args.as_of), params, known_at=args.known_at and _moments(args.known_at),
+                                     limit=args.limit, timeout=args.timeout)
+        result.view_options = {key: value for key, value in _drawing_options(args).items() if value is not None}
+        return result
 
     # -- %ghistory, %gsnippets ------------------------------------------------------
     @line_magic

@@ -19,7 +19,7 @@ def gcypher_parser() -> Parser:
     parser.add_argument("--limit", type=int, help="row limit (work bound) for this cell")
     parser.add_argument("--timeout", type=float, help="seconds this cell's read may run (time budget)")
     parser.add_argument("--memory-limit", help="memory this cell's read may add, e.g. 4GiB (memory budget)")
-    parser.add_argument("--as-of", metavar="WHEN", help="read the graph as it was valid at WHEN (a date, datetime or epoch seconds), from its history")
+    parser.add_argument("--as-of", metavar="WHEN", help="read the graph as it was valid at WHEN (a date, datetime or epoch seconds), from its history; WHEN,WHEN,…: a time slider over those moments")
     parser.add_argument("--known-at", metavar="WHEN", help="with --as-of: as it was recorded by WHEN (default: now), e.g. before a correction")
     parser.add_argument("-P", "--params", help="dict expression or variable name with $parameter values")
     parser.add_argument("--alias", help="connection to use instead of the current one")
