@@ -99,6 +99,7 @@ function debugHooks(view, flush) {
       hoveredNode: view.renderer && internals(view.renderer).hoveredNode,
       hoveredEdge: view.renderer && internals(view.renderer).hoveredEdge,
       edgeEvents: view.renderer && view.renderer.getSetting("enableEdgeEvents"),
+      padding: view.renderer && view.renderer.getSetting("stagePadding"),
       live: view.renderer ? 1 : 0,
     }),
     refreshTheme: () => view.applyTheme(),

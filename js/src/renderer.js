@@ -40,8 +40,6 @@ export class Rendering {
   /** @param {View} view  the view: the state this part reads and sets, and its other parts */
   constructor(view) {
     this.view = view;
-    /** @type {{renderer: Renderer | null, order: number}} the renderer and graph order the padding was last fitted to */
-    this.padded = { renderer: null, order: -1 };
   }
 
 
@@ -85,21 +83,23 @@ export class Rendering {
   }
 
   // Sigma fits the nodes' centres into the canvas less its stagePadding, so a disc wider than the padding (an
-  // overview's biggest groups, at the drawing's edge) was cut by the canvas's edge. The padding grows to the biggest
-  // disc drawn, looked at once per renderer and graph order; it never shrinks (a collapse must not rescale the map).
+  // overview's biggest groups, at the drawing's edge) was cut by the canvas's edge. The padding is fitted to the
+  // biggest disc of the first frame, once per view (a renderer made again takes the same): what opens, grows or
+  // goes later (a drill's members and open discs, a collapse) must not rescale the map.
   /** @param {Renderer} r */
   padForSizes(r) {
+    if (this.view.padding !== undefined) return; // a renderer made again starts with it (style.js sigmaSettings)
     const g = this.view.graph;
-    if (!g || g.order > PAD_LOOK || (this.view.zoomGrow || 1) > 1) return; // a layered drawing's nodes fit their slots
-    if (this.padded.renderer === r && this.padded.order === g.order) return;
-    this.padded = { renderer: r, order: g.order };
     let biggest = 0;
-    g.forEachNode((key) => {
-      const d = r.getNodeDisplayData(key);
-      if (d && !d.hidden && d.size > biggest) biggest = d.size;
-    });
-    const want = Math.ceil(biggest) + 6;
-    if (want > /** @type {number} */ (r.getSetting("stagePadding"))) r.setSetting("stagePadding", want);
+    if (g && g.order <= PAD_LOOK && (this.view.zoomGrow || 1) <= 1) { // a layered drawing's nodes fit their slots
+      g.forEachNode((key) => {
+        const d = r.getNodeDisplayData(key);
+        if (d && !d.hidden && d.size > biggest) biggest = d.size;
+      });
+    }
+    const padding = /** @type {number} */ (r.getSetting("stagePadding"));
+    this.view.padding = biggest > padding ? Math.ceil(biggest) + 6 : 0; // only a disc wider than the padding is cut
+    if (this.view.padding > padding) r.setSetting("stagePadding", this.view.padding);
   }
 
   dropRenderer() {

@@ -84,6 +84,7 @@
  * @property {boolean} edgeLabels  relationship types drawn on the edges
  * @property {number | null | undefined} sizeCap  a computed layout's room per node (px)
  * @property {number} zoomGrow  how far a layered drawing's nodes are held below their own size at full view (1: not)
+ * @property {number | undefined} padding  the canvas's stagePadding (px), fitted once to the first frame's biggest disc (renderer.js)
  * @property {string[]} labelColors  by label position
  * @property {Map<string, import("./captions.js").Spot | null> | undefined} spots  where each caption was drawn
  * @property {Map<string, {k: number, n: number}> | undefined} slots

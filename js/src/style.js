@@ -328,7 +328,7 @@ export class Styles {
       edgeLabelSize: 11,
       edgeLabelColor: { color: t.muted },
       ...this.zoomSettings(),
-      stagePadding: this.view.timeline && this.view.timeline.spec ? 44 : 24, // room for the moment written at the top (timeline.js)
+      stagePadding: Math.max(this.view.timeline && this.view.timeline.spec ? 44 : 24, this.view.padding || 0), // room for the moment written at the top (timeline.js), and for the biggest disc (renderer.js)
       zIndex: N <= 5000,
       minCameraRatio: 0.01,
       maxCameraRatio: 20,
