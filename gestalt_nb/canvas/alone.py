@@ -9,6 +9,10 @@ import uuid
 from typing import Any
 
 from .. import display, outputs
+from ..options import settings
+from ..render.shown_svg import svg as shown_svg
+from ..render.static_svg import svg as static_svg
+from ..views.html import svg_image
 
 
 def show_alone(canvas: Any) -> None:
@@ -28,11 +32,6 @@ def show_alone(canvas: Any) -> None:
 
 def picture(canvas: Any) -> dict[str, Any]:
     """The picture's output: what the page last showed of ``canvas``, else its drawing laid out here (capped)."""
-    from ..options import settings
-    from ..render.shown_svg import svg as shown_svg
-    from ..render.static_svg import svg as static_svg
-    from ..views.html import svg_image
-
     drawn = canvas.subgraph
     if canvas.shown is not None:
         svg = shown_svg(drawn, canvas.shown, caption_property=canvas.caption_property)

@@ -57,10 +57,8 @@ class CypherMagics(MagicBase):
             return self._keep(explain(connection, query or "", params, limit=args.limit, write=args.write), args.out)
         if args.live and (args.as_of or args.known_at):
             raise GestaltError("--live re-runs on every change of the present; drop --as-of/--known-at, or --live.")
-        if args.live:
-            return self._keep(self._live(connection, query, params, args), args.out)
-        if "," in (args.as_of or "") or "," in (args.known_at or ""):
-            return self._keep(self._timeline(connection, query or "", params, args), args.out)
+        if args.live or "," in (args.as_of or "") or "," in (args.known_at or ""):  # live, or a time slider over moments
+            return self._keep((self._live if args.live else self._timeline)(connection, query or "", params, args), args.out)
         if settings.warn_slow:
             from ..cypher.explain import slow_warning  # deferred: keeps %load_ext light
 
