@@ -21,6 +21,8 @@ pytest.importorskip("langgraph")
 CALLS = {
     "run": lambda c: c.run("MATCH (n) RETURN n"),
     "explain": lambda c: c.explain("MATCH (n) RETURN n"),
+    "diff": lambda c: c.diff("MATCH (n) RETURN n", "2021-01-01", "2022-01-01"),
+    "timeline": lambda c: c.timeline("MATCH (n) RETURN n", ["2021-01-01", "2022-01-01"]),
     "subgraph": lambda c: c.subgraph(["x"]),
     "shortest_path": lambda c: c.shortest_path("a", "b"),
     "load_nodes": lambda c: c.load_nodes(pd.DataFrame({"id": ["a"]}), id="id", label="P"),
@@ -42,7 +44,8 @@ CALLS = {
     "edges": lambda c: c.edges(["a"]),
 }
 #: Public names that are data or still answer on a closed connection (``info`` says ``closed: True``; ``close`` again is a no-op).
-NOT_CAPABILITIES = {"alias", "graph", "owned", "path", "map_size", "claim_writes", "read_only", "closed", "scratch", "info", "close"}
+NOT_CAPABILITIES = {"alias", "graph", "owned", "path", "map_size", "claim_writes", "read_only", "closed", "scratch", "reopen", "info",
+                    "close"}
 
 
 def test_every_public_capability_is_called_here():
