@@ -12,6 +12,7 @@ import pytest
 
 import gestalt_nb
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.temporal.diff import CHANGE_COLOURS
 
 from .conftest import run
 
@@ -205,6 +206,6 @@ def test_a_diff_displays_as_its_drawing_coloured_by_change_its_changes_and_its_q
     assert {node.properties["change"] for node in shown.subgraph.nodes.values()} == {"user's own", "kept", "x"}
     marks = {node.id: node.properties["change (diff)"] for node in shown.subgraph.nodes.values()}
     assert marks == {"a": "same", "b": "removed", "c": "added"}
-    assert shown.canvas.graph["view"]["style"]["color"] == {"by": "property", "name": "change (diff)"}
+    assert shown.canvas.graph["view"]["style"]["color"] == {"by": "property", "name": "change (diff)", "colours": CHANGE_COLOURS}
     assert [title for title, _ in shown.view.tabs()] == ["Graph", "Changes", "Query"]
     assert "2021-01-01T00:00:00Z → 2024-01-01T00:00:00Z: 1 added, 1 removed, 0 changed" in shown.view.text()
