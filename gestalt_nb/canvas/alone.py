@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import display, outputs
 from ..options import settings
-from ..render.shown_svg import svg as shown_svg
+from ..render.picture import picture_svg, static_cut
 from ..render.static_svg import svg as static_svg
 from ..views.html import svg_image
 
@@ -33,9 +33,6 @@ def show_alone(canvas: Any) -> None:
 def picture(canvas: Any) -> dict[str, Any]:
     """The picture's output: what the page last showed of ``canvas``, else its drawing laid out here (capped)."""
     drawn = canvas.subgraph
-    if canvas.shown is not None:
-        svg = shown_svg(drawn, canvas.shown, caption_property=canvas.caption_property)
-    else:
-        limit = settings.static_max_nodes
-        svg = static_svg(drawn.capped(limit, 2 * limit, reason="static picture for saved notebooks"), caption_property=canvas.caption_property)
+    svg = picture_svg(canvas, canvas.caption_property,
+                      lambda: static_svg(static_cut(drawn, settings.static_max_nodes), caption_property=canvas.caption_property))
     return outputs.picture_bundle(svg_image(svg, alt=f"graph: {drawn.summary()}"), drawn.summary())

@@ -19,6 +19,7 @@ from ..checks import checked
 from ..graph.subgraph import Subgraph
 from ..options import Colour, Layout, Settings, Size
 from ..options import settings as default_settings
+from .picture import picture_svg, static_cut
 
 
 @dataclass
@@ -92,11 +93,7 @@ class Drawing:
     @cached_property
     def static(self) -> Subgraph:
         """What the static picture shows: the drawing, cut further to ``static_max_nodes``."""
-        return self.subgraph.capped(
-            self.options.static_max_nodes,
-            2 * self.options.static_max_nodes,
-            reason="static picture for saved notebooks; the interactive graph shows more",
-        )
+        return static_cut(self.subgraph, self.options.static_max_nodes)
 
     def iframe(self) -> str:
         """The document in a sandboxed ``srcdoc`` iframe, escaped as an attribute value.
@@ -119,12 +116,7 @@ class Drawing:
     def svg(self) -> str:
         """A compact static SVG picture, whatever the renderer: what the page last showed of the canvas
         (its positions, sizes and colours) once a page has reported, else ``static`` laid out here (made once)."""
-        canvas = self.__dict__.get("canvas")
-        if canvas is not None and getattr(canvas, "shown", None) is not None:
-            from .shown_svg import svg  # deferred: keeps %load_ext light
-
-            return svg(canvas.subgraph, canvas.shown, caption_property=self.options.caption_property)
-        return self._svg
+        return picture_svg(self.__dict__.get("canvas"), self.options.caption_property, lambda: self._svg)
 
 
 @checked  # the keywords checked against their annotations (checks.py), as every public call's are
