@@ -267,6 +267,19 @@ def test_drill_and_collapse_keep_the_map(overview_page):
     frontend, page = overview_page
     groups = page.kernel_json("import json, time\nfor _ in range(100):\n    (whole.canvas.shown is None) and time.sleep(0.1)\nprint(json.dumps(sorted(k for k in whole.canvas.subgraph.groups)))")
     show_canvas(page)
+    # the notes banner (five notes here) shows a line of each, every note begun in sight; a click shows them whole
+    banner = page.page.locator(f"{CANVAS_CSS} .gc-notes").first
+    look = "(b) => ({h: b.getBoundingClientRect().height, lines: [...b.children].map((d) => d.getBoundingClientRect().height), text: b.textContent})"
+    folded = banner.evaluate(look)
+    notes = page.kernel_json("print(json.dumps(whole.canvas.subgraph.notes))")
+    assert len(folded["lines"]) == len(notes) >= 3 and max(folded["lines"]) < 20, folded
+    assert all(n in folded["text"] for n in notes), "every note is in the banner, folded or not"
+    banner.click()
+    opened = banner.evaluate(look)
+    page.page.locator(f"{CANVAS_CSS}").first.screenshot(path=str(SHOTS / f"overview-notes-whole-{frontend}.png"))
+    assert opened["h"] > folded["h"] + 15 and max(opened["lines"]) > 20, (folded, opened)
+    banner.click()
+    assert banner.evaluate(look)["h"] == pytest.approx(folded["h"], abs=1)
     page.page.mouse.move(5, 5)  # no hover tooltip in the pictures
     before = canvas_scene(page)
     assert set(groups) <= set(before["nodes"]), "every group is drawn before the drill"
@@ -344,6 +357,7 @@ def test_drill_and_collapse_keep_the_map(overview_page):
     assert {k: after["nodes"][k]["c"] for k in groups} == colours, "the same colour for the same group"
     assert "Collapsed" in after["status"] and "Expanded" not in after["status"] and "inside" not in after["status"], after["status"]
     assert "without a value" not in after["legend"] and "one dot each" not in after["legend"], after["legend"]
+    assert hook(page, "h.rooms()") == [] and hook(page, "h.roomInk()") == 0, "collapsed: no room is left drawn"
 
     # opened again, down to the members, zoomed in on them: their captions appear, by name, apart
     path = [smallest[:i] for i in range(len(smallest)) if smallest[i] == "/"][1:] + [smallest]  # the levels down to it
@@ -400,6 +414,12 @@ def drill_and_check(page: JupyterPage, frontend: str, group: str, before: dict, 
     assert not outside, f"opened nodes outside their disc: {outside[:5]}"
     covered = [k for k in others if dist(spot[k], home) < home["r"] + spot[k]["r"] - 1]
     assert not covered, f"the opened disc (r={home['r']:.0f}px) covers {covered}"
+    # the opened level stands in a room: a faint disc in its group's colour, drawn round what it opened, under them
+    rooms = hook(page, "h.rooms()")
+    room = next((r for r in rooms if r["key"] == group), None)
+    assert room is not None, f"no room drawn for {group}: {rooms}"
+    assert dist(room, home) < 1.5 and abs(room["r"] - home["r"]) < 1.5, (room, home)
+    assert hook(page, "h.roomInk(arg[0], arg[1])", [room["x"], room["y"] - 0.985 * room["r"]]) > 0, "the room's rim is drawn"
     under = [(k, o) for k in others for o in opened if dist(spot[k], spot[o]) < spot[k]["r"] + spot[o]["r"] - 1]
     assert not under, under[:5]
     assert drilled["camera"]["ratio"] == pytest.approx(before["camera"]["ratio"]), "the drill did not zoom"

@@ -75,6 +75,7 @@ export class Drill {
     const slot = this.view.nd.get(anchor).k; // coloured by group: its members take its colour (encode.js)
     for (const k of keys) if (!this.isGroup(k) && this.view.nd.has(k)) this.view.nd.get(k).k = slot;
     open.disc = { x: home.x, y: home.y, r: disc.outer / disc.unit }; // the last disc opened in it (tests: hooks.openDiscs)
+    this.view.rooms.opened(anchor, open.disc, keys, /** @type {{color?: string}} */ (r.getNodeDisplayData(anchor)).color);
     for (const m of moves) {
       if (Math.hypot(m.x - m.o.x, m.y - m.o.y) < 0.01) continue;
       const from = /** @type {Point} */ (g.getNodeAttributes(m.o.k)), to = r.viewportToGraph({ x: m.x, y: m.y });

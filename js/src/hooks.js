@@ -1,6 +1,7 @@
 // Test hooks exposed as element.gestaltCanvas (see docs/protocol.md).
 
 import { internals } from "./spare.js";
+import { LAYER as ROOMS } from "./rooms.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 /**
@@ -165,6 +166,24 @@ function drawingHooks(view, flush, screen) {
         out[k] = { x: c.x, y: c.y, r: Math.hypot(e.x - c.x, e.y - c.y) };
       }
       return out;
+    },
+    // the opened groups' rooms as drawn (rooms.js): [{key, x, y, r, colour}] on screen, biggest first
+    rooms() {
+      flush();
+      return view.renderer ? view.rooms.onScreen(view.renderer) : [];
+    },
+    // what the rooms' layer holds: the opacity (0-255) at (x, y) px, or without them how many pixels are not clear
+    /** @param {number} [x] @param {number} [y] */
+    roomInk(x, y) {
+      flush();
+      const ctx = view.renderer ? internals(view.renderer).canvasContexts[ROOMS] : undefined;
+      if (!ctx) return 0;
+      const ratio = ctx.canvas.width / (view.renderer ? view.renderer.getDimensions().width || 1 : 1);
+      if (x !== undefined && y !== undefined) return ctx.getImageData(Math.round(x * ratio), Math.round(Number(y) * ratio), 1, 1).data[3];
+      const data = ctx.getImageData(0, 0, ctx.canvas.width, ctx.canvas.height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]) n++;
+      return n;
     },
     timeline: () => view.timeline.state(),
   };

@@ -59,6 +59,7 @@ export class Rendering {
     this.view.scene = null;
     r.on("beforeRender", () => this.view.frameNo++); // caption placement starts afresh each frame
     r.on("afterRender", () => this.view.edgeText.drawLoops());
+    r.on("afterRender", () => this.view.rooms.draw(r)); // rooms.js: the opened groups' discs
     r.on("afterRender", () => this.view.report.reportSoon()); // snapshot.js: tell the kernel what is shown
     r.on("afterRender", () => this.padForSizes(r));
     this.bindEvents();

@@ -1,6 +1,8 @@
 // DOM around the drawing: toolbar, notes banner, legend, side panel, tooltip.
 // Every string from graph data goes in through textContent only.
 
+const FOLD_NOTES = 3; // from this many notes, the banner shows a line of each until clicked
+
 const CSS = `
 .gc-root{position:relative;box-sizing:border-box;width:100%;font-family:var(--jp-ui-font-family,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);font-size:12px;line-height:1.35;color:var(--jp-ui-font-color1,#222);background:var(--jp-layout-color0,#fff);border:1px solid var(--jp-border-color2,#e0e0e0);border-radius:3px;text-align:left}
 .gc-root *{box-sizing:border-box}
@@ -24,6 +26,10 @@ const CSS = `
 .gc-notes{padding:3px 8px;background:var(--jp-warn-color3,#fff3e0);background:color-mix(in srgb,var(--jp-warn-color1,#f57c00) 16%,var(--jp-layout-color1,#fff));color:var(--jp-ui-font-color0,#111);border-bottom:1px solid var(--jp-border-color2,#e0e0e0);font-size:12px}
 .gc-notes:empty{display:none}
 .gc-notes div{overflow-wrap:anywhere;unicode-bidi:isolate}
+.gc-notes.gc-fold{cursor:pointer}
+.gc-notes.gc-fold:not(.gc-open) div{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.gc-notes.gc-fold::before{content:"▾ whole";float:right;margin-left:10px;color:var(--jp-ui-font-color2,#666)}
+.gc-notes.gc-fold.gc-open::before{content:"▴ a line each"}
 .gc-sigma{position:relative;width:100%;flex:none;overflow:hidden;background:var(--jp-layout-color0,#fff)}
 .gc-legend{display:flex;flex-wrap:wrap;gap:2px 12px;padding:3px 8px;border-top:1px solid var(--jp-border-color2,#e0e0e0);color:var(--jp-ui-font-color1,#333)}
 .gc-legend:empty{display:none}
@@ -281,6 +287,10 @@ export function buildUI(root, on) {
   const legend = h("div", "gc-legend");
   const tip = h("div", "gc-tip");
   tip.hidden = true;
+  notes.addEventListener("click", () => {
+    const selected = typeof window !== "undefined" && window.getSelection ? String(window.getSelection()) : "";
+    if (notes.classList.contains("gc-fold") && !selected) notes.classList.toggle("gc-open"); // selecting text keeps it as it is
+  });
   stage.append(notes, sigmaBox, legend, tip);
   const panel = h("div", "gc-panel");
   main.append(stage, panel);
@@ -290,7 +300,12 @@ export function buildUI(root, on) {
     root, input: search.input, results: search.results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
     /** @param {string[]} list */
     setNotes(list) {
-      notes.replaceChildren(...list.filter((t) => t).map((t) => h("div", null, clip(t, 2000))));
+      const items = list.filter((t) => t).map((t) => h("div", null, clip(t, 2000)));
+      notes.replaceChildren(...items);
+      // three notes or more: a line each (every note still begins in sight), whole after a click
+      notes.classList.toggle("gc-fold", items.length >= FOLD_NOTES);
+      notes.classList.remove("gc-open");
+      notes.title = items.length >= FOLD_NOTES ? "Click to read the notes whole (or fold them again)" : "";
     },
     /** @param {string} text */
     setCount(text) {

@@ -18,6 +18,7 @@ import { EdgeText } from "./edgelabels.js";
 import { Actions } from "./actions.js";
 import { Deltas } from "./delta.js";
 import { Drill } from "./drill.js";
+import { Rooms } from "./rooms.js";
 import { Report } from "./snapshot.js";
 import { Exporter } from "./export.js";
 import { Filters } from "./filter.js";
@@ -67,6 +68,7 @@ export class CanvasView extends ViewState {
     this.actions = new Actions(this);
     this.deltas = new Deltas(this);
     this.drill = new Drill(this);
+    this.rooms = new Rooms(this);
     this.report = new Report(this);
     this.exporter = new Exporter(this);
     this.filters = new Filters(this);
