@@ -100,8 +100,9 @@ def test_double_clicking_a_big_group_opens_its_groups_in_place_and_collapse_fold
     result = gestalt_nb.overview("community", max_groups=30)
     canvas = result.canvas
     biggest = int(result.groups.sort_values("size", ascending=False)["group"].iloc[0])
-    before = set(canvas.subgraph.nodes)
+    before, notes = set(canvas.subgraph.nodes), list(canvas.subgraph.notes)
     canvas.drill(biggest)
+    assert "groups inside" in canvas.status["text"] and canvas.subgraph.notes == notes, "a level's notes go to the status line"
     opened = [key for key in canvas.subgraph.nodes if key.startswith(f"{result.prefix}{biggest}/")]
     assert len(opened) >= 2 and result.node_id(biggest) not in canvas.subgraph.nodes
     assert all(canvas.subgraph.groups[key]["top"] == biggest for key in opened)
@@ -111,6 +112,7 @@ def test_double_clicking_a_big_group_opens_its_groups_in_place_and_collapse_fold
     assert any(not key.startswith(result.prefix) for key in canvas.subgraph.nodes)
     assert canvas.collapse(biggest) > 0
     assert set(canvas.subgraph.nodes) == before
+    assert canvas.subgraph.notes == notes == canvas.graph["notes"], "the banner says what the whole says, not what a level said"
 
 
 def test_the_same_database_gives_the_same_groups_in_every_process(planted_levels):

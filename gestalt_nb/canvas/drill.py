@@ -68,7 +68,9 @@ class GroupExpander:
             where = " › ".join([*result.trail, name])  # a level down: the breadcrumbs to it
             return f"{where}: its members, in its place; Collapse or Undo folds it back."
 
-        added = add_expansion(canvas, members, node_id, canvas.subgraph.notes, on_undo=fold_back, said=said)
+        notes = list(canvas.subgraph.notes)
+        added = add_expansion(canvas, members, node_id, notes, on_undo=fold_back, said=said)
+        canvas.subgraph.notes[:] = notes  # a level's notes were said on the status line; the banner's stay the whole's
         canvas.remove([node_id])
         canvas.subgraph.groups.pop(node_id, None)
         if any("level" in info and key in members.nodes for key, info in members.groups.items()) and "offset" not in group:
