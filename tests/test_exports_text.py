@@ -73,3 +73,23 @@ def test_every_svg_parses_as_xml_with_forbidden_characters_in_captions():
 @pytest.mark.parametrize("text", ["\x00", "a\x1fb", "\ud800", "\uffff", "ok"])
 def test_xml_text_is_always_well_formed(text):
     ET.fromstring(f'<t a="{xml_text(text)}">{xml_text(text)}</t>')
+
+
+def test_an_opened_groups_room_reaches_the_picture_and_a_bad_one_is_refused():
+    """The page reports an overview's rooms (x, y, r, colour index); the picture draws them under the nodes, in the
+    reported colour; anything else in their place is refused like the rest of a bad report."""
+    graph = nasty_subgraph()
+    canvas = GraphCanvas(graph)
+    keys = [canvas.vocabulary.key(node_id) for node_id in graph.nodes]
+    report = {"width": 400, "height": 300, "revision": 0, "ids": keys, "xy": [10.0 * k for k in range(2 * len(keys))],
+              "r": [4] * len(keys), "ci": [0] * len(keys), "colors": ["#336699", "#e15759"], "hidden": [], "rooms": [120, 90, 55.5, 1]}
+    canvas.shown = parse_shown(report)
+    assert canvas.shown.rooms == [(120.0, 90.0, 55.5, "#e15759")]
+    tree = ET.fromstring(canvas.snapshot("svg"))
+    circles = [c for c in tree.iter("{http://www.w3.org/2000/svg}circle")]
+    room = circles[0]  # drawn first: under every node
+    assert (room.get("cx"), room.get("r"), room.get("fill")) == ("120", "55.5", "#e15759") and room.get("data-id") is None
+    assert all(c.get("data-id") for c in circles[1:]) and len(circles) == len(keys) + 1
+    for bad in ([1, 2, 3], [1, 2, "x", 0], "room", [1, 2, float("nan"), 0]):
+        with pytest.raises(ValueError):
+            parse_shown({**report, "rooms": bad})

@@ -317,6 +317,10 @@ def test_drill_and_collapse_keep_the_map(overview_page):
     drilled = drill_and_check(page, frontend, "group:0", before, groups, "sub-groups")
     assert "Expanded" not in drilled["status"] and "groups inside" in drilled["status"], drilled["status"]
     assert "without a value" not in drilled["legend"], drilled["legend"]
+    # the room reaches what the kernel keeps of the page (the saved notebook's picture, snapshot("svg"))
+    kept = page.kernel_json("for _ in range(50):\n    (not whole.canvas.shown.rooms) and time.sleep(0.1)\n"
+                            "print(json.dumps([whole.canvas.shown.rooms, whole.canvas.snapshot('svg').count('fill-opacity')]))")
+    assert len(kept[0]) == 1 and kept[1] == 1, kept
     assert len({drilled["nodes"][k]["c"] for k in drilled["nodes"] if k.startswith("group:0/")}) >= 6, "the opened groups coloured apart"
     # and its smallest sub-group (down a level more while it holds groups) into its members, captioned by name
     sizes = "print(json.dumps({k: _sg.nodes[k].properties.get('nodes', 0) for k in _sg.groups if k.startswith(%r)}))"

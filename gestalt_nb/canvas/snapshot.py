@@ -21,6 +21,8 @@ from ..render.shown_svg import svg
 _HEX = re.compile(r"^#[0-9a-fA-F]{6}$")
 #: A page that reports more than this is ignored (the canvas never draws so many).
 MAX_REPORTED = 200_000
+#: Rooms (opened groups) a report may hold.
+MAX_ROOMS = 10_000
 
 
 @dataclass
@@ -33,6 +35,8 @@ class Shown:
     nodes: dict[str, tuple[float, float, float, str]]
     hidden: list[str] = field(default_factory=list)
     dpr: float = 1.0
+    #: an overview's opened groups' rooms as drawn, ``(x, y, radius, "#rrggbb")`` in CSS px (``js/src/rooms.js``)
+    rooms: list[tuple[float, float, float, str]] = field(default_factory=list)
     at: float = field(default_factory=time.time)
 
 
@@ -56,6 +60,14 @@ def parse(content: dict[str, Any]) -> Shown:
         slot = slots[number]
         colour = palette[slot] if isinstance(slot, int) and 0 <= slot < len(palette) else "#9aa0a6"
         nodes[str(node_id)] = (_number(xy[2 * number]), _number(xy[2 * number + 1]), _number(radii[number], 0, 1e4), colour)
+    rooms = content.get("rooms") or []
+    if not isinstance(rooms, list) or len(rooms) % 4 or len(rooms) > 4 * MAX_ROOMS:
+        raise ValueError("rooms must be a list of four numbers per room")
+    circles = []
+    for at in range(0, len(rooms), 4):
+        slot = rooms[at + 3]
+        colour = palette[slot] if isinstance(slot, int) and 0 <= slot < len(palette) else "#9aa0a6"
+        circles.append((_number(rooms[at]), _number(rooms[at + 1]), _number(rooms[at + 2], 0, 1e6), colour))
     return Shown(
         width=_number(content.get("width"), 1, 1e5),
         height=_number(content.get("height"), 1, 1e5),
@@ -63,6 +75,7 @@ def parse(content: dict[str, Any]) -> Shown:
         nodes=nodes,
         hidden=[str(item) for item in hidden[:MAX_REPORTED]],
         dpr=_number(content.get("dpr", 1) or 1, 0.1, 16),
+        rooms=circles,
     )
 
 

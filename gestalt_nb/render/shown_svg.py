@@ -23,6 +23,8 @@ CAPTIONS = 150
 CAPTION_CHARS = 32
 EDGE = "#8c959f"
 EDGE_HIGHLIGHT = "#24292f"
+#: an opened group's room (an overview's drill): its fill's and rim's opacity, as the page draws it (js/src/rooms.js)
+ROOM_FILL, ROOM_EDGE = 0.1, 0.6
 
 
 def _legend(subgraph: Subgraph, nodes: dict[str, Any], top: int) -> str:
@@ -72,6 +74,8 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
     body = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
         '<rect width="100%" height="100%" fill="#fff"/>',
+        "".join(f'<circle cx="{x:g}" cy="{y:g}" r="{radius:g}" fill="{colour}" fill-opacity="{ROOM_FILL}" stroke="{colour}" '
+                f'stroke-opacity="{ROOM_EDGE}" stroke-width="1.5"/>' for x, y, radius, colour in getattr(shown, "rooms", [])),
         f'<path d="{"".join(plain)}" stroke="{EDGE}" stroke-width="1" fill="none"/>' if plain else "",
         f'<path d="{"".join(strong)}" stroke="{EDGE_HIGHLIGHT}" stroke-width="2.2" fill="none"/>' if strong else "",
         f'<g stroke="#fff" stroke-width="0.8">{"".join(circles)}</g>',

@@ -4,6 +4,7 @@
 import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
 import { internals } from "./spare.js";
+import { FILL as ROOM_FILL, EDGE as ROOM_EDGE } from "./rooms.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 
@@ -53,6 +54,11 @@ export function svgOfScene(scene, font) {
   const { width, height } = scene;
   const svg = el("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, "font-family": font || "sans-serif", "font-size": 12 });
   svg.appendChild(el("rect", { width: "100%", height: "100%", fill: scene.bg }));
+  const rooms = scene.rooms || [];
+  for (let i = 0; i + 3 < rooms.length; i += 4) { // an overview's opened groups' rooms (rooms.js), under everything
+    const colour = scene.colors[rooms[i + 3]];
+    svg.appendChild(el("circle", { cx: rooms[i], cy: rooms[i + 1], r: rooms[i + 2], fill: colour, "fill-opacity": ROOM_FILL, stroke: colour, "stroke-opacity": ROOM_EDGE, "stroke-width": 1.5 }));
+  }
   const edges = el("g", { "stroke-linecap": "round" });
   for (const [s, t, c, w] of scene.edges) {
     const [x1, y1, x2, y2] = [scene.xy[2 * s], scene.xy[2 * s + 1], scene.xy[2 * t], scene.xy[2 * t + 1]];

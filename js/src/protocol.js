@@ -9,7 +9,7 @@
 /** @typedef {{kind: "collapse", ids: string[]}} Collapse  the toolbar's Collapse: fold these nodes' overview groups back */
 /** @typedef {{kind: "sync", have: number}} Sync  resend every delta after revision `have` */
 /** @typedef {{kind: "ready", ms: number, nodes: number}} Ready  the first frame is drawn */
-/** @typedef {{kind: "shown", width: number, height: number, revision: number, ids: string[], xy: number[], r: number[], ci: number[], colors: string[], hidden: string[], dpr: number}} ShownReport  what the page shows */
+/** @typedef {{kind: "shown", width: number, height: number, revision: number, ids: string[], xy: number[], r: number[], ci: number[], colors: string[], hidden: string[], dpr: number, rooms?: number[]}} ShownReport  what the page shows */
 /** @typedef {{kind: "path", ids: [string, string]}} PathAsk  the Path button: the shortest path between two nodes */
 /** @typedef {Click | DoubleClick | Undo | Collapse | Sync | Ready | ShownReport | PathAsk} PageMessage */
 

@@ -9,8 +9,8 @@ import { internals } from "./spare.js";
 /** @typedef {{x: number, y: number, r: number, keys: Set<string>, colour: string}} Room  its disc in graph units */
 
 export const LAYER = "gestaltRooms"; // its layer, under sigma's "edges"
-const FILL = 0.1; // the room's fill, as an opacity of its group's colour
-const EDGE = 0.6; // its rim's
+export const FILL = 0.1; // the room's fill, as an opacity of its group's colour
+export const EDGE = 0.6; // its rim's
 
 export class Rooms {
   /** @param {View} view  the view: the state this part reads and sets, and its other parts */

@@ -33,6 +33,7 @@ function hexOf(value, fallback) {
  * @property {string[]} colors
  * @property {string[]} hidden
  * @property {number} revision
+ * @property {number[]} [rooms]  an overview's opened groups' rooms (rooms.js), four numbers each: x, y, r and a colour index
  * @property {number[][]} [edges]
  * @property {string[]} [captions]
  * @property {string} [bg]
@@ -85,6 +86,8 @@ export function sceneOf(view, withEdges) {
   });
   /** @type {SceneReport} */
   const scene = { width, height, dpr: window.devicePixelRatio || 1, ids, xy, r: rad, ci, colors, hidden, revision: view.revision };
+  const rooms = view.rooms.onScreen(r);
+  if (rooms.length) scene.rooms = rooms.flatMap((room) => [round(room.x), round(room.y), round(room.r), colourIndex(room.colour, view.theme.muted)]);
   if (withEdges) {
     /** @type {number[][]} */
     const edges = [];
