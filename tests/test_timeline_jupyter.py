@@ -74,6 +74,8 @@ def check_moment(page, frames, frame, ghosts_from=None):
     box = page.page.locator(".gc-sigma").first.bounding_box()
     inside = [key for key, p in positions.items() if p and 0 <= p["x"] <= box["width"] and 0 <= p["y"] <= box["height"]]
     assert len(inside) >= 0.95 * len(positions)
+    count = page.page.locator(".gc-count").first.text_content()  # the toolbar counts this moment's nodes, not all moments'
+    assert count.startswith(f"{len(present):,} node") and "at this moment" in count, (count, len(present))
     label = page.page.locator("[data-gestalt-moment]").first
     assert label.is_visible() and label.text_content() == f"valid {FIVE[frame]}"
     at = label.bounding_box()
