@@ -26,6 +26,7 @@ import { ask } from './kernel';
 
 export const MIME = 'text/x-gcypher';
 export const FORMAT = 'gestalt-nb:format-cypher';
+const FORMAT_WAIT_MS = 15000; // the kernel's answer to Format Cypher (lint and hover wait 3 s: they run as one types)
 
 /** Whether a cell's text is Cypher for the editor: a %%gcypher cell, or a one-line %gcypher cell. */
 export const isCypherCell = isCypherText;
@@ -82,7 +83,8 @@ async function formatActiveCell(tracker) {
   if (!cell || !panel || cell.model.type !== 'code' || !cell.editor) return;
   const before = cell.model.sharedModel.getSource();
   const kernel = panel.sessionContext.session ? panel.sessionContext.session.kernel : null;
-  const reply = await ask(kernel, { op: 'format', source: before }, { timeoutMs: 3000, evenIfBusy: true });
+  // asked for by the person (a command, not a background check): worth waiting for a kernel on a busy machine
+  const reply = await ask(kernel, { op: 'format', source: before }, { timeoutMs: FORMAT_WAIT_MS, evenIfBusy: true });
   if (!reply || typeof reply.source !== 'string' || reply.source === before) return;
   if (cell.model.sharedModel.getSource() !== before) return; // edited meanwhile: keep the edit
   const view = /** @type {import('@jupyterlab/codemirror').CodeMirrorEditor} */ (cell.editor).editor; // JupyterLab 4's cell editors are CodeMirror 6
