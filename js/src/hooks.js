@@ -66,6 +66,7 @@ export function makeHooks(view) {
       return view.settledPromise;
     },
     ...countHooks(view, flush),
+    ...roomHooks(view, flush),
     screenPosition: screen,
     /** @param {string} id */
     graphPosition(id) {
@@ -167,24 +168,6 @@ function drawingHooks(view, flush, screen) {
       }
       return out;
     },
-    // the opened groups' rooms as drawn (rooms.js): [{key, x, y, r, colour}] on screen, biggest first
-    rooms() {
-      flush();
-      return view.renderer ? view.rooms.onScreen(view.renderer) : [];
-    },
-    // what the rooms' layer holds: the opacity (0-255) at (x, y) px, or without them how many pixels are not clear
-    /** @param {number} [x] @param {number} [y] */
-    roomInk(x, y) {
-      flush();
-      const ctx = view.renderer ? internals(view.renderer).canvasContexts[ROOMS] : undefined;
-      if (!ctx) return 0;
-      const ratio = ctx.canvas.width / (view.renderer ? view.renderer.getDimensions().width || 1 : 1);
-      if (x !== undefined && y !== undefined) return ctx.getImageData(Math.round(x * ratio), Math.round(Number(y) * ratio), 1, 1).data[3];
-      const data = ctx.getImageData(0, 0, ctx.canvas.width, ctx.canvas.height).data;
-      let n = 0;
-      for (let i = 3; i < data.length; i += 4) if (data[i]) n++;
-      return n;
-    },
     timeline: () => view.timeline.state(),
   };
 }
@@ -226,6 +209,34 @@ function countHooks(view, flush) {
         const p = r.framedGraphToViewport({ x: d.x, y: d.y });
         if (p.x >= 0 && p.y >= 0 && p.x <= width && p.y <= height) n++;
       });
+      return n;
+    },
+  };
+}
+
+// An overview's opened groups' rooms (rooms.js): as drawn, and the ink on their layer.
+/**
+ * @param {View} view
+ * @param {() => void} flush
+ */
+function roomHooks(view, flush) {
+  return {
+    // the opened groups' rooms as drawn (rooms.js): [{key, x, y, r, colour}] on screen, biggest first
+    rooms() {
+      flush();
+      return view.renderer ? view.rooms.onScreen(view.renderer) : [];
+    },
+    // what the rooms' layer holds: the opacity (0-255) at (x, y) px, or without them how many pixels are not clear
+    /** @param {number} [x] @param {number} [y] */
+    roomInk(x, y) {
+      flush();
+      const ctx = view.renderer ? internals(view.renderer).canvasContexts[ROOMS] : undefined;
+      if (!ctx) return 0;
+      const ratio = ctx.canvas.width / (view.renderer ? view.renderer.getDimensions().width || 1 : 1);
+      if (x !== undefined && y !== undefined) return ctx.getImageData(Math.round(x * ratio), Math.round(Number(y) * ratio), 1, 1).data[3];
+      const data = ctx.getImageData(0, 0, ctx.canvas.width, ctx.canvas.height).data;
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i]) n++;
       return n;
     },
   };

@@ -270,6 +270,25 @@ function placeTip(tip, sigmaBox, x, y, lines, avoid) {
   tip.style.top = top + pick[1] + "px";
 }
 
+// The notes banner over the drawing: from FOLD_NOTES notes on, a line of each (every note still begins in sight),
+// whole after a click; a second click folds them again (selecting text in it keeps it as it is).
+function notesBanner() {
+  const el = h("div", "gc-notes");
+  el.addEventListener("click", () => {
+    const selected = typeof window !== "undefined" && window.getSelection ? String(window.getSelection()) : "";
+    if (el.classList.contains("gc-fold") && !selected) el.classList.toggle("gc-open");
+  });
+  /** @param {string[]} list */
+  const set = (list) => {
+    const items = list.filter((t) => t).map((t) => h("div", null, clip(t, 2000)));
+    el.replaceChildren(...items);
+    el.classList.toggle("gc-fold", items.length >= FOLD_NOTES);
+    el.classList.remove("gc-open");
+    el.title = items.length >= FOLD_NOTES ? "Click to read the notes whole (or fold them again)" : "";
+  };
+  return { el, set };
+}
+
 /**
  * @param {HTMLElement} root
  * @param {UIActions} on
@@ -282,31 +301,19 @@ export function buildUI(root, on) {
   const { bar, hide, pin, undo, collapse, count, status } = toolbar(search.box, on);
   const main = h("div", "gc-main");
   const stage = h("div", "gc-stage");
-  const notes = h("div", "gc-notes");
+  const notes = notesBanner();
   const sigmaBox = h("div", "gc-sigma");
   const legend = h("div", "gc-legend");
   const tip = h("div", "gc-tip");
   tip.hidden = true;
-  notes.addEventListener("click", () => {
-    const selected = typeof window !== "undefined" && window.getSelection ? String(window.getSelection()) : "";
-    if (notes.classList.contains("gc-fold") && !selected) notes.classList.toggle("gc-open"); // selecting text keeps it as it is
-  });
-  stage.append(notes, sigmaBox, legend, tip);
+  stage.append(notes.el, sigmaBox, legend, tip);
   const panel = h("div", "gc-panel");
   main.append(stage, panel);
   root.append(bar, main);
 
   const ui = {
     root, input: search.input, results: search.results, sigmaBox, stage, panel, tip, legend, // legend: filled by legend.js
-    /** @param {string[]} list */
-    setNotes(list) {
-      const items = list.filter((t) => t).map((t) => h("div", null, clip(t, 2000)));
-      notes.replaceChildren(...items);
-      // three notes or more: a line each (every note still begins in sight), whole after a click
-      notes.classList.toggle("gc-fold", items.length >= FOLD_NOTES);
-      notes.classList.remove("gc-open");
-      notes.title = items.length >= FOLD_NOTES ? "Click to read the notes whole (or fold them again)" : "";
-    },
+    setNotes: notes.set,
     /** @param {string} text */
     setCount(text) {
       count.textContent = text;
