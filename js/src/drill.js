@@ -1,6 +1,6 @@
 // An overview's group opened in place (a drill) and folded back (Collapse, Undo), keeping the map.
 import { MEMBER_SIZE } from "./encode.js";
-import { clipGroup, shortestGroup } from "./groupcaptions.js";
+import { MORE, clipGroup, shortestGroup } from "./groupcaptions.js";
 import { CAPTIONED, captionWidth, roomOf, roomyDisc } from "./openroom.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
@@ -38,7 +38,7 @@ export class Drill {
   placeWithin(keys, anchor, step) {
     const g = this.view.graph, r = this.view.renderer;
     const c = /** @type {Point} */ (g.getNodeAttributes(anchor));
-    const isMore = (/** @type {string} */ k) => this.isGroup(k) && /^[\d,.]+[kM]? more$/.test(String(this.view.nd.get(k).c || "")); // the rest, at the centre
+    const isMore = (/** @type {string} */ k) => this.isGroup(k) && MORE.test(String(this.view.nd.get(k).c || "")); // the rest, at the centre
     // members (most connected first) ring by ring from the centre; sub-groups smallest first, so that the biggest
     // take the outer ring, their captions (placed first: captions.js groupSpots) facing out of the disc
     const members = keys.filter((k) => this.isGroup(k) && !isMore(k)).sort((a, b) => this.groupSize(a) - this.groupSize(b))

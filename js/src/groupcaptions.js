@@ -14,13 +14,16 @@ function compactCount(n) {
 // before " ×", up to its first ", ") and its count never cut: first the count is written short ("Person ×48k"),
 // then whole trailing parts of a list of members go ("Ada Berg, Cy Fox ×3k" -> "Ada Berg… ×3k"); then unchanged
 // (where even that has no room the caption is left out; hover and the panel show it).
+// A drilled group's "N more" (the members not drawn yet, as one node): its caption's shape.
+export const MORE = /^([\d,.]+[kM]?) more$/;
+
 /** @param {string} label */
 export function cutGroup(label) {
   const count = /\s?×([\d,.]+[kM]?)$/.exec(label);
   const head = count ? label.slice(0, count.index) : label, tail = count ? " ×" + count[1] : "";
   if (count && !head) return label;
   if (count && count[1].includes(",")) return head + " ×" + compactCount(Number(count[1].replace(/,/g, "")));
-  const more = /^([\d,.]+[kM]?) more$/.exec(label); // a drilled group's "N more"
+  const more = MORE.exec(label);
   if (more && more[1].includes(",")) return compactCount(Number(more[1].replace(/,/g, ""))) + " more";
   if (more) return label;
   const list = head.replace(/…$/, "").split(", ");

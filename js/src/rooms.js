@@ -2,6 +2,7 @@
 // and members that came out of one super-node read as one place at full view, at every level (a room opened inside
 // a room), under the relationships. A room goes when nothing it opened is drawn any more (Collapse, Undo, a new
 // drawing); a later slice of the same group ("N more" drilled) widens its room.
+import { MORE } from "./groupcaptions.js";
 import { internals } from "./spare.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
@@ -30,7 +31,7 @@ export class Rooms {
   opened(anchor, disc, keys, colour) {
     for (const room of this.open.values()) {
       if (!room.keys.has(anchor)) continue;
-      if (!/^[\d,.]+[kM]? more$/.test(String((this.view.nd.get(anchor) || {}).c || ""))) break; // a sub-group: a room inside
+      if (!MORE.test(String((this.view.nd.get(anchor) || {}).c || ""))) break; // a sub-group: a room inside
       for (const k of keys) room.keys.add(k);
       room.r = Math.max(room.r, Math.hypot(disc.x - room.x, disc.y - room.y) + disc.r);
       return;
