@@ -10,6 +10,9 @@ import { cypherLanguage } from './cypher';
 import { ask } from './kernel';
 
 export const LINT_DELAY_MS = 120;
+// How long a check as one types (lint, hover) waits for the kernel: CodeMirror drops an answer to a text since edited
+// (or a hover since left), so a late answer is never shown stale, and on a busy machine a slow one still arrives.
+const CHECK_WAIT_MS = 10000;
 
 // Labels and relationship types, property keys and $parameters told apart with JupyterLab's own editor
 // colours (CSS variables, so light and dark themes both apply), beside the theme's keyword/string/... colours.
@@ -57,7 +60,7 @@ function clamp(value, length) {
 export function lintSource(kernelFor) {
   return async (view) => {
     const kernel = kernelFor(view);
-    const reply = await ask(kernel, { op: 'lint', source: view.state.doc.toString() });
+    const reply = await ask(kernel, { op: 'lint', source: view.state.doc.toString() }, { timeoutMs: CHECK_WAIT_MS });
     if (!reply || !Array.isArray(reply.marks)) return [];
     const length = view.state.doc.length;
     /** @type {Diagnostic[]} */
@@ -105,7 +108,7 @@ export function hoverSource(kernelFor) {
     if (node.name !== 'typeName') return null;
     const name = view.state.doc.sliceString(node.from, node.to).replace(/^`|`$/g, '');
     const kind = nameKind(view.state.doc, node.from);
-    const reply = await ask(kernelFor(view), { op: 'hover', source: view.state.doc.toString(), name, kind });
+    const reply = await ask(kernelFor(view), { op: 'hover', source: view.state.doc.toString(), name, kind }, { timeoutMs: CHECK_WAIT_MS });
     if (!reply || typeof reply.text !== 'string') return null;
     return {
       pos: node.from,

@@ -26,7 +26,7 @@ import { ask } from './kernel';
 
 export const MIME = 'text/x-gcypher';
 export const FORMAT = 'gestalt-nb:format-cypher';
-const FORMAT_WAIT_MS = 15000; // the kernel's answer to Format Cypher (lint and hover wait 3 s: they run as one types)
+const FORMAT_WAIT_MS = 15000; // the kernel's answer to Format Cypher (a command asked for: worth waiting for)
 
 /** Whether a cell's text is Cypher for the editor: a %%gcypher cell, or a one-line %gcypher cell. */
 export const isCypherCell = isCypherText;
