@@ -55,19 +55,17 @@ def parse(content: dict[str, Any]) -> Shown:
     if len(ids) > MAX_REPORTED or len(xy) != 2 * len(ids) or len(radii) != len(ids) or len(slots) != len(ids):
         raise ValueError("the lists do not match in length")
     palette = [colour if isinstance(colour, str) and _HEX.match(colour) else "#9aa0a6" for colour in colors]
+
+    def colour_of(slot: Any) -> str:
+        return palette[slot] if isinstance(slot, int) and 0 <= slot < len(palette) else "#9aa0a6"
+
     nodes: dict[str, tuple[float, float, float, str]] = {}
     for number, node_id in enumerate(ids):
-        slot = slots[number]
-        colour = palette[slot] if isinstance(slot, int) and 0 <= slot < len(palette) else "#9aa0a6"
-        nodes[str(node_id)] = (_number(xy[2 * number]), _number(xy[2 * number + 1]), _number(radii[number], 0, 1e4), colour)
+        nodes[str(node_id)] = (_number(xy[2 * number]), _number(xy[2 * number + 1]), _number(radii[number], 0, 1e4), colour_of(slots[number]))
     rooms = content.get("rooms") or []
     if not isinstance(rooms, list) or len(rooms) % 4 or len(rooms) > 4 * MAX_ROOMS:
         raise ValueError("rooms must be a list of four numbers per room")
-    circles = []
-    for at in range(0, len(rooms), 4):
-        slot = rooms[at + 3]
-        colour = palette[slot] if isinstance(slot, int) and 0 <= slot < len(palette) else "#9aa0a6"
-        circles.append((_number(rooms[at]), _number(rooms[at + 1]), _number(rooms[at + 2], 0, 1e6), colour))
+    circles = [(_number(rooms[at]), _number(rooms[at + 1]), _number(rooms[at + 2], 0, 1e6), colour_of(rooms[at + 3])) for at in range(0, len(rooms), 4)]
     return Shown(
         width=_number(content.get("width"), 1, 1e5),
         height=_number(content.get("height"), 1, 1e5),

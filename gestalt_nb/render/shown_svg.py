@@ -75,7 +75,7 @@ def svg(subgraph: Subgraph, shown: Any, *, caption_property: str) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" viewBox="0 0 {width} {total}" font-family="sans-serif" font-size="11">',
         '<rect width="100%" height="100%" fill="#fff"/>',
         "".join(f'<circle cx="{x:g}" cy="{y:g}" r="{radius:g}" fill="{colour}" fill-opacity="{ROOM_FILL}" stroke="{colour}" '
-                f'stroke-opacity="{ROOM_EDGE}" stroke-width="1.5"/>' for x, y, radius, colour in getattr(shown, "rooms", [])),
+                f'stroke-opacity="{ROOM_EDGE}" stroke-width="1.5"/>' for x, y, radius, colour in shown.rooms),
         f'<path d="{"".join(plain)}" stroke="{EDGE}" stroke-width="1" fill="none"/>' if plain else "",
         f'<path d="{"".join(strong)}" stroke="{EDGE_HIGHLIGHT}" stroke-width="2.2" fill="none"/>' if strong else "",
         f'<g stroke="#fff" stroke-width="0.8">{"".join(circles)}</g>',

@@ -214,8 +214,7 @@ export class Actions {
     const present = this.view.timeline.present, filters = this.view.filters, g = this.view.graph;
     if (present) { // a time slider's moment: what is there then (timeline.js), not every moment's nodes at once
       const n = [...present.nodes].filter((k) => !filters.isHiddenNode(k)).length;
-      const m = [...present.edges].filter((e) => g.hasEdge(e) && !g.getEdgeAttribute(e, "hidden") && !this.view.hidden.has(e) &&
-        !filters.isHiddenNode(g.source(e)) && !filters.isHiddenNode(g.target(e))).length; // as hooks.edgesDrawn counts
+      const m = [...present.edges].filter((e) => g.hasEdge(e) && filters.isDrawnEdge(e)).length;
       const plural = (/** @type {number} */ k, /** @type {string} */ word) => k.toLocaleString("en-US") + " " + word + (k === 1 ? "" : "s");
       this.view.ui.setCount(`${plural(n, "node")} · ${plural(m, "relationship")} at this moment (of ${g.order.toLocaleString("en-US")} over all)`);
       return;

@@ -4,7 +4,7 @@
 import { h } from "./ui.js";
 import { sceneOf } from "./snapshot.js";
 import { internals } from "./spare.js";
-import { FILL as ROOM_FILL, EDGE as ROOM_EDGE } from "./rooms.js";
+import { FILL as ROOM_FILL, EDGE as ROOM_EDGE, RIM as ROOM_RIM } from "./rooms.js";
 
 /** @typedef {import("./view.js").CanvasView} View */
 
@@ -57,7 +57,7 @@ export function svgOfScene(scene, font) {
   const rooms = scene.rooms || [];
   for (let i = 0; i + 3 < rooms.length; i += 4) { // an overview's opened groups' rooms (rooms.js), under everything
     const colour = scene.colors[rooms[i + 3]];
-    svg.appendChild(el("circle", { cx: rooms[i], cy: rooms[i + 1], r: rooms[i + 2], fill: colour, "fill-opacity": ROOM_FILL, stroke: colour, "stroke-opacity": ROOM_EDGE, "stroke-width": 1.5 }));
+    svg.appendChild(el("circle", { cx: rooms[i], cy: rooms[i + 1], r: rooms[i + 2], fill: colour, "fill-opacity": ROOM_FILL, stroke: colour, "stroke-opacity": ROOM_EDGE, "stroke-width": ROOM_RIM }));
   }
   const edges = el("g", { "stroke-linecap": "round" });
   for (const [s, t, c, w] of scene.edges) {

@@ -73,6 +73,16 @@ export class Filters {
     return this.view.hidden.has(k) || !!(this.view.filtered && this.view.filtered.has(k)) || !!(this.view.absent && this.view.absent.has(k));
   }
 
+  // A relationship is drawn when neither end is hidden and it is neither hidden itself nor marked hidden.
+  /**
+   * @param {string} k
+   * @returns {boolean}
+   */
+  isDrawnEdge(k) {
+    const g = this.view.graph;
+    return !this.isHiddenNode(g.source(k)) && !this.isHiddenNode(g.target(k)) && !this.view.hidden.has(k) && !g.getEdgeAttribute(k, "hidden");
+  }
+
   /**
    * @param {import("./payload.js").EdgeData} d
    * @returns {boolean}

@@ -190,8 +190,8 @@ function countHooks(view, flush) {
     edgesDrawn() {
       let n = 0;
       if (!view.graph) return 0;
-      view.graph.forEachEdge((k, a, s, t) => {
-        if (!view.filters.isHiddenNode(s) && !view.filters.isHiddenNode(t) && !view.hidden.has(k) && !a.hidden) n++;
+      view.graph.forEachEdge((k) => {
+        if (view.filters.isDrawnEdge(k)) n++;
       });
       return n;
     },

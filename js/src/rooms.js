@@ -12,6 +12,7 @@ import { internals } from "./spare.js";
 export const LAYER = "gestaltRooms"; // its layer, under sigma's "edges"
 export const FILL = 0.1; // the room's fill, as an opacity of its group's colour
 export const EDGE = 0.6; // its rim's
+export const RIM = 1.5; // its rim's width (px)
 
 export class Rooms {
   /** @param {View} view  the view: the state this part reads and sets, and its other parts */
@@ -77,7 +78,7 @@ export class Rooms {
       ctx.fill();
       ctx.strokeStyle = room.colour;
       ctx.globalAlpha = EDGE;
-      ctx.lineWidth = 1.5;
+      ctx.lineWidth = RIM;
       ctx.stroke();
     }
     ctx.globalAlpha = 1;
