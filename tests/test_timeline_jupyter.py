@@ -74,6 +74,10 @@ def check_moment(page, frames, frame, ghosts_from=None):
     box = page.page.locator(".gc-sigma").first.bounding_box()
     inside = [key for key, p in positions.items() if p and 0 <= p["x"] <= box["width"] and 0 <= p["y"] <= box["height"]]
     assert len(inside) >= 0.95 * len(positions)
+    ringed = set(state["ringed"])
+    if ghosts_from is not None:  # new since the moment before: ringed (as are the changed), and the bar counts both marks
+        assert present - set(frames[ghosts_from]) <= ringed <= present
+        assert f"since {FIVE[ghosts_from]}: {len(ringed):,} new or changed (ringed), {len(ghosts):,} gone (faded)" in state["bar"], state["bar"]
     count = page.page.locator(".gc-count").first.text_content()  # the toolbar counts this moment's nodes, not all moments'
     assert count.startswith(f"{len(present):,} node") and "at this moment" in count, (count, len(present))
     label = page.page.locator("[data-gestalt-moment]").first

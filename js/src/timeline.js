@@ -185,12 +185,13 @@ export class Timeline {
     const touchedEdges = this.stepEdges(now.edges, absent, oldAbsent);
     this.view.absent = absent;
     this.present = now;
+    const since = prev && this.at !== i ? this.at : -1;
     this.at = i;
     const styles = this.view.styles;
     styles.countHighlights();
     styles.restyleNodes(touchedNodes);
     styles.restyleEdges(touchedEdges);
-    this.writeMoment(vi, ki);
+    this.writeMoment(vi, ki, since);
     this.view.actions.updateCount();
     const last = [...this.view.selected].pop();
     if (last !== undefined && this.view.graph.hasNode(last)) this.view.actions.showNode(last);
@@ -256,19 +257,37 @@ export class Timeline {
   /**
    * @param {number} vi
    * @param {number} ki
+   * @param {number} since  the frame shown before (-1: none, or the same)
    * @private
    */
-  writeMoment(vi, ki) {
+  writeMoment(vi, ki, since) {
     const spec = /** @type {TimelineSpec} */ (this.spec), c = this.controls;
     const day = (/** @type {string} */ t) => String(t).replace(/T00:00:00(\.0+)?Z$/, "");
-    const words = "valid " + day(spec.valid[vi]) + (spec.known.length ? " · recorded " + day(spec.known[ki]) : "");
+    const nk = Math.max(spec.known.length, 1);
+    const moment = (/** @type {number} */ v, /** @type {number} */ k) => "valid " + day(spec.valid[v]) + (spec.known.length ? " · recorded " + day(spec.known[k]) : "");
     const n = this.present ? this.present.nodes.size : 0;
-    if (this.label) this.label.textContent = words;
-    if (c) {
-      c.valid.value = String(vi);
-      if (c.known) c.known.value = String(ki);
-      c.text.textContent = `${vi + 1} of ${spec.valid.length} · ${n.toLocaleString("en-US")} nodes`;
+    if (this.label) this.label.textContent = moment(vi, ki);
+    if (!c) return;
+    c.valid.value = String(vi);
+    if (c.known) c.known.value = String(ki);
+    // what the marks mean, counted: a ring is new or changed since the moment shown before, a faded node gone since
+    let marks = "";
+    if (since >= 0) {
+      const { ringed, ghosts } = this.marks(), num = (/** @type {number} */ x) => x.toLocaleString("en-US");
+      marks = ` · since ${moment(Math.floor(since / nk), since % nk).replace(/^valid /, "")}: ${num(ringed.length)} new or changed (ringed), ${num(ghosts.length)} gone (faded)`;
     }
+    c.text.textContent = `${vi + 1} of ${spec.valid.length} · ${n.toLocaleString("en-US")} nodes${marks}`;
+  }
+
+  // The nodes ringed (new or changed since the moment shown before) and the ghosts (gone since), by key.
+  /** @private */
+  marks() {
+    const ringed = [], ghosts = [];
+    for (const [k, d] of this.view.nd) {
+      if (d.h) ringed.push(k);
+      if (d.o) ghosts.push(k);
+    }
+    return { ringed, ghosts };
   }
 
   // How long the step took until sigma drew it (afterRender), kept for timings (hooks.timeline).
@@ -294,7 +313,7 @@ export class Timeline {
     const nk = Math.max(spec.known.length, 1);
     return {
       frame: this.at, valid: Math.floor(this.at / nk), known: this.at % nk, moment: this.label ? this.label.textContent : "",
-      present: this.present ? [...this.present.nodes] : [], ghosts: [...this.view.nd].filter(([, d]) => d.o).map(([k]) => k),
+      present: this.present ? [...this.present.nodes] : [], ...this.marks(), bar: this.controls ? this.controls.text.textContent : "",
       steps: this.steps.slice(), playing: this.timer !== undefined,
     };
   }
