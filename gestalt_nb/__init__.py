@@ -29,7 +29,7 @@ _NAMES = {
     **dict.fromkeys(["connect", "connection", "create", "demo", "last_result", "use"], "api.opening"),
     **dict.fromkeys(["diff", "explain", "live", "query_history", "query_subgraph", "run", "saved_snippets", "schema", "shortest_path"], "api.querying"),
     **dict.fromkeys(["timeline"], "api.time"),
-    **dict.fromkeys(["from_networkx", "load_edges", "load_graph_documents", "load_nodes"], "api.loading"),
+    **dict.fromkeys(["from_networkx", "load_edges", "load_graph_documents", "load_nodes", "one_history_commit"], "api.loading"),
     **dict.fromkeys(["explore", "overview", "show", "show_retrieval", "show_trace"], "api.drawing"),
     **dict.fromkeys(["answer", "extract", "ingest_graph_documents", "plan", "set_planner_model"], "api.asking"),
 }
@@ -41,7 +41,7 @@ __getattr__, __dir__ = lazy_module_names(globals(), _NAMES, wrap=checked)  # eve
 if TYPE_CHECKING:  # what editors and type checkers see; at run time each loads on first use
     from .api.asking import answer, extract, ingest_graph_documents, plan, set_planner_model
     from .api.drawing import explore, overview, show, show_retrieval, show_trace
-    from .api.loading import from_networkx, load_edges, load_graph_documents, load_nodes
+    from .api.loading import from_networkx, load_edges, load_graph_documents, load_nodes, one_history_commit
     from .api.opening import connect, connection, create, demo, last_result, use
     from .api.querying import diff, explain, live, query_history, query_subgraph, run, saved_snippets, schema, shortest_path
     from .api.time import timeline

@@ -74,6 +74,8 @@ class Connection(Capabilities, Makers):  # run, explain, subgraph, … (capabili
     #: What to do once the graph is gone, where reopening the path is not it (a moment's copy: read it again).
     reopen: str | None = field(default=None, repr=False)
     _handle: GestaltDBGraph | None = field(default=None, init=False, repr=False)
+    #: The history versions an open ``one_history_commit()`` block holds (None outside one): data/held.py.
+    _held_versions: list[Any] | None = field(default=None, init=False, repr=False)
 
     @property
     def db(self) -> GraphDB:

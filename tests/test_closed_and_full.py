@@ -28,6 +28,7 @@ CALLS = {
     "load_nodes": lambda c: c.load_nodes(pd.DataFrame({"id": ["a"]}), id="id", label="P"),
     "load_edges": lambda c: c.load_edges(pd.DataFrame({"s": ["a"], "t": ["b"]}), source="s", target="t", type="R"),
     "from_networkx": lambda c: c.from_networkx(nx.path_graph(2)),
+    "one_history_commit": lambda c: c.one_history_commit(),
     "schema": lambda c: c.schema(),
     "overview": lambda c: c.overview(),
     "index_names": lambda c: c.index_names(),

@@ -13,7 +13,7 @@ import gestalt_nb
 from gestalt_nb import api
 from gestalt_nb.agents import planner
 from gestalt_nb.cypher import explain, paths
-from gestalt_nb.data import loading, networkx_io
+from gestalt_nb.data import held, loading, networkx_io
 from gestalt_nb.feed.live import Live
 from gestalt_nb.graph import neighbourhood, schema
 from gestalt_nb.graphrag import answering, extraction
@@ -86,7 +86,7 @@ def test_a_setting_override_reaches_the_view(shell):
 CAPABILITIES = {
     "run": asof.run, "explain": explain.explain, "subgraph": neighbourhood.query_subgraph, "shortest_path": paths.shortest_path,
     "load_nodes": loading.load_nodes, "load_edges": loading.load_edges, "from_networkx": networkx_io.from_networkx,
-    "schema": schema.schema, "overview": build.overview, "diff": asof.diff,
+    "schema": schema.schema, "overview": build.overview, "diff": asof.diff, "one_history_commit": held.one_history_commit,
 }
 
 

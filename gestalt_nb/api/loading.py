@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..data import loading, networkx_io
+from ..data import held, loading, networkx_io
 from ..session import REGISTRY
 
 if TYPE_CHECKING:
+    from ..data.held import OneHistoryCommit
     from ..data.loading import LoadResult
 
 
@@ -121,6 +122,37 @@ def load_edges(df: Any, *, source: str, target: str, type: str | None = None, ty
         REGISTRY.get(alias), df, source=source, target=target, type=type, type_column=type_column, id=id, id_prefix=id_prefix, properties=properties,
         directed=directed, valid_from=valid_from, valid_to=valid_to,
     )
+
+
+def one_history_commit(*, alias: str | None = None) -> OneHistoryCommit:
+    """A ``with`` block whose history loads are written to GestaltDB's history as one commit, at its end.
+
+    Each ``load_nodes`` / ``load_edges`` with ``valid_from`` / ``valid_to`` is otherwise one commit of the history, and
+    GestaltDB looks every new version's id up in every earlier commit: a history loaded in several loads takes time
+    growing with the square of its size (three loads of a 10,000-node history took 702 s; as one commit, 100,000
+    nodes take about two minutes). Inside the block each load still checks its rows and writes what is valid now at
+    once; its versions are held (a relationship's end may be a node held in the block), and the block's end writes them
+    all in one transaction, also when the block raised (for the loads that finished). Blocks do not nest. Where two
+    held versions of one node overlap, the later load wins there; a correction that ``known_at`` must tell apart from
+    the first belief is a load of its own, after the block.
+
+    Parameters
+    ----------
+    alias : str, optional
+        The connection to load into; the current one by default.
+
+    Returns
+    -------
+    OneHistoryCommit
+        The block (a context manager).
+
+    Examples
+    --------
+    >>> with gestalt_nb.one_history_commit():
+    ...     gestalt_nb.load_nodes(people, id="id", label="Person", valid_from="from", valid_to="to")
+    ...     gestalt_nb.load_edges(jobs, source="person", target="company", type="WORKS_AT", valid_from="from", valid_to="to")
+    """
+    return held.one_history_commit(REGISTRY.get(alias))
 
 
 def load_graph_documents(documents: Iterable[Any], *, include_source: bool = False,

@@ -25,6 +25,7 @@ from ..errors import GestaltError, storage_problem
 from ..graph import names
 from ..temporal import history, moments
 from .columns import _columns, _converted_columns, _first, _ids, _item, _properties, _rows, _where, convert
+from .held import held_node_ids
 from .writes import _existing, _warn, _write
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -93,14 +94,16 @@ def load_nodes(
     del nodes
     _write(connection, [("ingest_nodes", created, None), ("put_nodes", changed, None), ("commit_versions", versions, None)], len(created) + len(changed) + len(versions), "nodes")
     _warn(warn)
-    notes += _history_note(versions, len(df))
+    notes += _history_note(connection, versions, len(df))
     return LoadResult("nodes", len(versions) or len(df), len(created), len(changed), unchanged, time.perf_counter() - started, [*notes, *warn], merged, list(warn))
 
 
-def _history_note(versions: list[Any], current: int) -> list[str]:
+def _history_note(connection: Connection, versions: list[Any], current: int) -> list[str]:
     if not versions:
         return []
-    return [f"{len(versions):,} versions written to the history; {current:,} rows valid now updated the current graph."]
+    where = ("held for one_history_commit(), written to the history as one commit when the block ends"
+             if connection._held_versions is not None else "written to the history")
+    return [f"{len(versions):,} versions {where}; {current:,} rows valid now updated the current graph."]
 
 
 def _node_history(df: Any, id: str, label: str | None, label_column: str | None, columns: list[str], valid_from: str | None,
@@ -236,7 +239,7 @@ def load_edges(
         )
     started = time.perf_counter()
     warn: list[str] = []
-    df, versions = _edge_history(connection.db, df, source, target, type, type_column, id, id_prefix, columns, (valid_from, valid_to), directed)
+    df, versions = _edge_history(connection, df, source, target, type, type_column, id, id_prefix, columns, (valid_from, valid_to), directed)
     sources, targets = _ids(df, source, warn), _ids(df, target, warn)
     kinds = _kinds(df, type, type_column)
     given_ids = _given_ids(df, id, id_prefix)
@@ -257,10 +260,10 @@ def load_edges(
     _write(connection, [("ingest_edges", new, None), ("put_edges_bulk", changed, True), ("commit_versions", versions, None)], created + updated + len(versions), "relationships")
     _warn(warn)
     return LoadResult("relationships", len(versions) or len(df), created, updated, unchanged, time.perf_counter() - started,
-        [*_history_note(versions, len(df)), *warn], merged, list(warn))
+        [*_history_note(connection, versions, len(df)), *warn], merged, list(warn))
 
 
-def _edge_history(db: Any, df: Any, source: str, target: str, type: str | None, type_column: str | None, id: str | None,
+def _edge_history(connection: Connection, df: Any, source: str, target: str, type: str | None, type_column: str | None, id: str | None,
         id_prefix: str | None, columns: list[str], valid: tuple[str | None, str | None], directed: bool) -> tuple[Any, list[Any]]:
     """Every row as a relationship version (checked before anything is written), and the rows valid now; without
     ``valid_from`` / ``valid_to``, the frame as it is and no versions."""
@@ -275,18 +278,19 @@ def _edge_history(db: Any, df: Any, source: str, target: str, type: str | None, 
     rows = _rows(columns, converted, len(df), any_missing)
     edge_ids = given if given is not None else [_edge_id(*key) for key in zip(sources, kinds, targets)]
     edges = [(edge_id, start, end, {**row, "type": kind}) for edge_id, start, end, kind, row in zip(edge_ids, sources, targets, kinds, rows)]
-    _check_history_endpoints(db, df, source, target, sources, targets)
+    _check_history_endpoints(connection, df, source, target, sources, targets)
     now = history.valid_at(spans, moments.now())
     return df[now], history.edge_writes(edges, spans)
 
 
-def _check_history_endpoints(db: Any, df: Any, source: str, target: str, sources: list[str], targets: list[str]) -> None:
-    """Each end is a node now or in the history; else the row is refused."""
+def _check_history_endpoints(connection: Connection, df: Any, source: str, target: str, sources: list[str], targets: list[str]) -> None:
+    """Each end is a node now, in the history or held by an open one_history_commit(); else the row is refused."""
+    db = connection.db
     endpoints = list(dict.fromkeys([*sources, *targets]))
     present = set(_existing(db, [node_id.encode("utf-8") for node_id in endpoints], "Node"))
     missing = [node_id for node_id in endpoints if node_id.encode("utf-8") not in present]
     if missing:
-        known = history.node_ids(db)
+        known = history.node_ids(db) | held_node_ids(connection)
         missing = [node_id for node_id in missing if node_id not in known]
     if missing:
         column, values = (source, sources) if missing[0] in set(sources) else (target, targets)

@@ -126,12 +126,17 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
     db = connection.db
     progress = _Progress(total, label)
     written: list[str] = []
+    held: list[Any] = []
     done = 0
     started = time.perf_counter()
     try:
         with db.transaction() as tx:
             for method, items, extra in steps:
                 if not items:
+                    continue
+                if method == "commit_versions" and connection._held_versions is not None:
+                    held = items  # a one_history_commit() block writes them at its end (held once this transaction commits)
+                    progress.update(len(items))
                     continue
                 written.extend(item.logical_id if method == "commit_versions" else item.get_id for item in items)
                 if method == "commit_versions":
@@ -157,6 +162,8 @@ def _write(connection: Connection, steps: list[tuple[str, list[Any], Any]], tota
             cause = _too_long_for_index([item for _, items, _ in steps for item in items], set(indexed))
         storage = storage_problem(exc, connection.path, "load into the database", read_only=connection.read_only) if connection.path else None
         raise GestaltError(storage or f"The load failed and was rolled back; nothing was written: {cause or exc}") from exc
+    if held:
+        connection._held_versions.extend(held)
     seconds = time.perf_counter() - started
     progress.finish(seconds)
     connection.graph.refresh_schema()  # the schema cache (and tools built on it) see the new data
