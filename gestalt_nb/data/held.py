@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import GestaltError, map_full, storage_problem
+from ..errors import GestaltError
+from .writes import _write
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
@@ -47,19 +48,13 @@ class OneHistoryCommit:
 
 
 def commit(connection: Connection, versions: list[Any]) -> None:
-    """Every held version in one transaction: one commit of GestaltDB's history; all of them or, on a failure, none."""
-    db = connection.db
+    """Every held version in one transaction (the loads' own ``_write``: its progress, its errors, the live feed): one
+    commit of GestaltDB's history; all of them or, on a failure, none."""
     try:
-        with db.transaction() as tx:
-            tx.commit_versions(versions)
-    except Exception as exc:
-        full = map_full(exc, "load")
-        if full is not None:
-            raise full from exc
-        problem = storage_problem(exc, connection.path, "load into the database", read_only=connection.read_only) if connection.path else None
+        _write(connection, [("commit_versions", versions, None)], len(versions), "history")
+    except GestaltError as exc:
         raise GestaltError(f"The history held by one_history_commit() ({len(versions):,} versions) was not written, nothing of it: "
-                           f"{problem or exc}. What its loads made valid now was written; load their history again.") from exc
-    connection.feed.publish("load", list(dict.fromkeys(version.logical_id for version in versions)), exact=True)
+                           f"{exc} What its loads made valid now was written; load their history again.") from exc
 
 
 def held_node_ids(connection: Connection) -> set[str]:
