@@ -80,6 +80,9 @@ def check_moment(page, frames, frame, ghosts_from=None):
         assert f"since {FIVE[ghosts_from]}: {len(ringed):,} new or changed (ringed), {len(ghosts):,} gone (faded)" in state["bar"], state["bar"]
     count = page.page.locator(".gc-count").first.text_content()  # the toolbar counts this moment's nodes, not all moments'
     assert count.startswith(f"{len(present):,} node") and "at this moment" in count, (count, len(present))
+    for name, prefix in (("Person", "p"), ("Company", "c")):  # the legend counts this moment's nodes too (not its faded ones)
+        shown = page.page.locator(f'[data-gestalt-legend="{name}"] .gc-n').first.text_content().strip()
+        assert shown == f"{sum(key.startswith(prefix) for key in present):,}", (name, shown)
     label = page.page.locator("[data-gestalt-moment]").first
     assert label.is_visible() and label.text_content() == f"valid {FIVE[frame]}"
     at = label.bounding_box()

@@ -10,6 +10,7 @@ a label is counted up to 10,001 ids on its index (never in full), and the proper
 
 from __future__ import annotations
 
+import dataclasses
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # only for annotations: capabilities never import the session
 
 #: A label with more nodes than this (by the bounded count) is "large".
 LARGE = 10_000
+_FLIP = {"out": "in", "in": "out"}
 _UNTYPED_COST = "measured here: ~20 s untyped against ~0.05 s typed for 1,000 rows at 10k nodes / 30k relationships"
 
 
@@ -210,6 +212,8 @@ class _Explainer:
                 state["sources"].append(pattern.source)
             for hop in pattern.hops:
                 self.hop(hop, depth + 2, pattern)
+            if scan is not None and not connected and pattern.name is None:
+                self.far_anchor(pattern, op.where, bound, scan)
             if scan is not None and scan[1] is not None and (state["scan"] is None or scan[1] > state["scan"][1]):
                 state["scan"] = scan  # the largest scan so far: what a later sort has to sort
             bound |= variables
@@ -261,6 +265,45 @@ class _Explainer:
                     )
                 )
         return where_text, (label, count)
+
+    def far_anchor(self, pattern: PathPatternClause, where: Any, bound: set[str], scan: tuple[str | None, int | None]) -> None:
+        """A pattern that starts with a large scan while a node further along is found directly (the engine walks a
+        pattern from its first node: measured at 20k nodes, 0.66 s from 19,900 people against 0.018 s from the company)."""
+        label, count = scan
+        if count is None or count <= LARGE:
+            return
+        nodes = [pattern.source, *(hop.target for hop in pattern.hops)]
+        for k, node in enumerate(nodes[1:], 1):
+            found = self.found_by(node, where, bound)
+            if found is None or (k < len(pattern.hops) and node.variable is None):
+                continue
+            back = "".join(hop_text(dataclasses.replace(hop, direction=_FLIP.get(hop.direction, hop.direction))) + node_text(nodes[j])
+                           for j, hop in reversed(list(enumerate(pattern.hops[:k]))))
+            rest = "".join(hop_text(hop) + node_text(hop.target) for hop in pattern.hops[k:])
+            text = node_text(node) + back + (f", ({node.variable}){rest}" if rest else "")
+            self.warnings.append(
+                SlowShape(
+                    "starts at the far end",
+                    f"{pattern_text(pattern)} starts from {self.size_text(label)}, one by one, though {node_text(node)} "
+                    f"further along is found by {found}: GestaltDB walks a pattern from its first node.",
+                    f"start from that node (the same rows; the rest of the query as it is): MATCH {text}",
+                )
+            )
+            return
+
+    def found_by(self, node: NodePattern, where: Any, bound: set[str]) -> str | None:
+        """How a node other than the first would be found if a pattern started there, when that reads few nodes."""
+        if node.variable is not None and node.variable in bound:
+            return None
+        equalities = [name for name, _ in [*node.properties, *property_equalities(node.variable, where)]]
+        if "id" in equalities:
+            return "an id lookup"
+        seek = next((name for name in equalities if name in self.indexed), None)
+        if seek is not None:
+            return f"a property-index seek on {seek}"
+        label = node.labels[0] if node.labels and node.label_expression is None else None
+        count = self.size(label) if equalities and label is not None else None
+        return None if count is None or count > LARGE else f"testing {equalities[0]} on {self.size_text(label)}"
 
     def hop(self, hop: PatternHop, depth: int, pattern: PathPatternClause) -> None:
         variable = (hop.min_length, hop.max_length) != (1, 1)

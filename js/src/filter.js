@@ -211,7 +211,8 @@ export class Filters {
   updateLegend() {
     /** @type {Map<number, number>} */
     const counts = new Map();
-    for (const d of this.view.nd.values()) counts.set(d.l, (counts.get(d.l) || 0) + 1);
+    const gone = this.view.absent; // a time slider's moment: its nodes are counted, not every moment's (nor its faded ones)
+    for (const [k, d] of this.view.nd) if (!gone || !(gone.has(k) || d.o)) counts.set(d.l, (counts.get(d.l) || 0) + 1);
     /** @type {import("./legend.js").Entry[]} */
     const labels = [];
     this.view.labels.forEach((lab, i) => {
@@ -220,7 +221,7 @@ export class Filters {
     if (counts.get(-1)) labels.push({ name: "(no label)", color: this.view.theme.node, n: counts.get(-1) });
     /** @type {Map<number, number>} */
     const tc = new Map();
-    for (const d of this.view.ed.values()) tc.set(d.y, (tc.get(d.y) || 0) + 1);
+    for (const [k, d] of this.view.ed) if (!gone || !(gone.has(k) || d.o)) tc.set(d.y, (tc.get(d.y) || 0) + 1);
     /** @type {import("./legend.js").Entry[]} */
     const types = [];
     this.view.types.forEach((t, i) => tc.get(i) && types.push({ name: String(t), n: tc.get(i) }));

@@ -193,6 +193,7 @@ export class Timeline {
     styles.restyleEdges(touchedEdges);
     this.writeMoment(vi, ki, since);
     this.view.actions.updateCount();
+    this.view.filters.updateLegend(); // the legend counts this moment's nodes
     const last = [...this.view.selected].pop();
     if (last !== undefined && this.view.graph.hasNode(last)) this.view.actions.showNode(last);
     this.timeStep(i, t0);
