@@ -61,6 +61,21 @@ def wait_frame(page, frame, steps):
         arg=[frame, steps], timeout=30_000)
 
 
+def still(page, selector):
+    """The element's box once it has stopped moving (the notebook may still be scrolling to the cells run last), and the
+    element is what the mouse would reach at its middle."""
+    box = None
+    for _ in range(50):
+        page.page.wait_for_timeout(100)
+        now = page.page.locator(selector).first.bounding_box()
+        hit = page.page.evaluate("([s, x, y]) => document.elementFromPoint(x, y) === document.querySelector(s)",
+                                 [selector, now["x"] + now["width"] / 2, now["y"] + now["height"] / 2])
+        if now == box and hit:
+            return now
+        box = now
+    raise AssertionError(f"{selector} did not stop moving: {box}")
+
+
 def check_moment(page, frames, frame, ghosts_from=None):
     """What the canvas shows is the moment ``frame``: its nodes drawn (and those gone since ``ghosts_from`` faded), every
     drawn node inside the visible canvas, the moment written on it, in sight."""
@@ -149,7 +164,7 @@ def test_the_slider_steps_drags_and_plays_through_five_moments_in_place(tmp_path
         assert set(reported) == shown
         # dragged back to the start with the mouse, along the valid-time slider
         page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()  # the cells run since took the page down
-        slider = page.page.locator('[data-gestalt-slider="valid"]').first.bounding_box()
+        slider = still(page, '[data-gestalt-slider="valid"]')
         y = slider["y"] + slider["height"] / 2
         page.page.mouse.move(slider["x"] + slider["width"] - 3, y)
         page.page.mouse.down()
