@@ -281,6 +281,8 @@ class _Explainer:
                            for j, hop in reversed(list(enumerate(pattern.hops[:k]))))
             rest = "".join(hop_text(hop) + node_text(hop.target) for hop in pattern.hops[k:])
             text = node_text(node) + back + (f", ({node.variable}){rest}" if rest else "")
+            if not _parses(f"MATCH {text} RETURN 1"):
+                return  # a label expression, a quoted name or an expression the short text cannot say: no rewrite to offer
             self.warnings.append(
                 SlowShape(
                     "starts at the far end",
@@ -366,6 +368,16 @@ class _Explainer:
                 "MATCH ... WITH n LIMIT 10000 RETURN n ORDER BY ...",
             )
         )
+
+
+def _parses(text: str) -> bool:
+    from gestaltdb.cypher import parse_ast
+
+    try:
+        parse_ast(text)
+    except Exception:
+        return False
+    return "…" not in text
 
 
 def _pattern_variables(pattern: PathPatternClause) -> set[str]:
