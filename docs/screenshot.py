@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.jupyter_page import JupyterPage, JupyterServer, browser  # noqa: E402  (the path above first)
+from tests.jupyter_page import JupyterPage, JupyterServer, browser, contrast  # noqa: E402  (the path above first)
 
 IMAGES = ROOT / "docs" / "images"
 CELLS = [
@@ -123,23 +123,6 @@ def shoot(page: JupyterPage, name: Path) -> None:
     page.page.mouse.move(2, 2)
     page.pause(1)
     page.page.locator(CANVAS).first.screenshot(path=str(name))
-
-
-# The contrast (WCAG) between an element's text and its background, from their computed colours ("rgb(…)" or,
-# for a color-mix, "color(srgb …)").
-CONTRAST_JS = """(selector) => {
-  const el = document.querySelector(selector); const style = getComputedStyle(el);
-  const rgb = (text) => { const v = text.match(/[\\d.]+/g).slice(0, 3).map(Number);
-    return text.startsWith('color(') ? v : v.map((c) => c / 255); };
-  const lum = (text) => { const [r, g, b] = rgb(text).map((c) => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
-  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
-  return (a + 0.05) / (b + 0.05);
-}"""
-
-
-def contrast(page: JupyterPage, selector: str) -> float:
-    return page.page.evaluate(CONTRAST_JS, selector)
 
 
 def overview() -> None:

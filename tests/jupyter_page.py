@@ -461,3 +461,27 @@ class JupyterPage:
             self.context.close()
         except Exception:
             pass
+
+
+# The contrast (WCAG) between an element's text and what it stands on: its own background or, where that is
+# transparent, the nearest ancestor's; a translucent text colour is mixed over it. From computed colours ("rgb(…)",
+# "rgba(…)" or, for a color-mix, "color(srgb …)").
+CONTRAST_JS = """(selector) => {
+  const el = document.querySelector(selector);
+  const parts = (text) => text.match(/[\\d.]+/g).map(Number);
+  const rgb = (text) => { const v = parts(text).slice(0, 3); return text.startsWith('color(') ? v : v.map((c) => c / 255); };
+  const alpha = (text) => (text.includes('/') || text.startsWith('rgba') ? parts(text)[3] : 1);
+  let under = el;
+  while (under.parentElement && alpha(getComputedStyle(under).backgroundColor) === 0) under = under.parentElement;
+  const bg = rgb(getComputedStyle(under).backgroundColor), text = getComputedStyle(el).color, a = alpha(text);
+  const fg = rgb(text).map((c, i) => a * c + (1 - a) * bg[i]);
+  const lum = (v) => { const [r, g, b] = v.map((c) => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const [x, y] = [lum(fg), lum(bg)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}"""
+
+
+def contrast(page: JupyterPage, selector: str) -> float:
+    """The WCAG contrast of the first element matching ``selector``: 4.5 and above reads as body text."""
+    return page.page.evaluate(CONTRAST_JS, selector)

@@ -15,7 +15,7 @@ import pytest
 
 from gestalt_nb.temporal.diff import CHANGE_COLOURS
 
-from .jupyter_page import ARGS, CHROMIUM, SHOTS, JupyterPage, JupyterServer
+from .jupyter_page import ARGS, CHROMIUM, SHOTS, JupyterPage, JupyterServer, contrast
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed: apt-get install -y chromium")
@@ -179,6 +179,16 @@ def test_the_slider_steps_drags_and_plays_through_five_moments_in_place(tmp_path
         steps = [step["ms"] for step in hook(page, "h.timeline().steps")[1:5]]  # the four Next clicks
         print(f"\nslider steps at {known['all']:,} nodes (click to sigma's next frame): "
               f"{', '.join(f'{ms:.0f}' for ms in steps)} ms; median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms")
+        # in JupyterLab Dark the bar's line and the moment's label read (screenshot timeline-dark.png, looked at)
+        page.menu("Settings", "Theme", "JupyterLab Dark")
+        page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=15_000)
+        page.pause(1.0)
+        page.page.locator(".gc-sigma").first.scroll_into_view_if_needed()
+        page.page.screenshot(path=str(SHOTS / "timeline-dark.png"))
+        for selector in ("[data-gestalt-timeline] .gc-axis:last-of-type", "[data-gestalt-moment]"):
+            assert contrast(page, selector) >= 4.5, (selector, contrast(page, selector))
+        page.menu("Settings", "Theme", "JupyterLab Light")
+        page.page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'", timeout=15_000)
         assert page.kernel_json(FRAMES, timeout=60)["same"]  # the data file: not a byte written
 
 DIFF = """
