@@ -71,10 +71,18 @@ def rows(result):
 
 def test_reads_as_of_three_moments_equal_the_pandas_reference(loaded):
     people, companies, jobs, _ = loaded
-    for moment in MOMENTS:
+    versions = sum(len(commit.versions) for commit in gestalt_nb.connection().db.iter_temporal_commits())
+    for number, moment in enumerate(MOMENTS):
         result = gestalt_nb.run(READ, as_of=moment, limit=10_000)
         assert rows(result) == reference(people, companies, jobs, moment), moment
         assert "as of" in result.notes[0]
+        # the first read says it read the history (its versions, its seconds) and that the next skips it; later ones do not
+        first = [note for note in result.notes if note.startswith("The database's history was read first")]
+        if number == 0:
+            assert len(first) == 1 and first[0].startswith(f"The database's history was read first: {versions:,} versions, ")
+            assert "the next read of any moment skips it" in first[0]
+        else:
+            assert first == [], (number, first)
     assert len({tuple(rows(gestalt_nb.run(READ, as_of=moment, limit=10_000))) for moment in MOMENTS}) == 3
 
 

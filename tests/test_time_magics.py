@@ -121,8 +121,10 @@ def test_gdiff_errors_are_one_line(loaded, shell, line, said):
 
 def test_the_overview_as_of_a_moment_holds_the_nodes_valid_then(growing):
     people, companies, _, _ = growing
-    for moment in ("2021-06-01", "2023-06-01"):
+    for number, moment in enumerate(("2021-06-01", "2023-06-01")):
         grouped = gestalt_nb.overview(by="label", as_of=moment)
+        read = [note for note in grouped.notes if note.startswith("The database's history was read first: ")]
+        assert len(read) == (1 if number == 0 else 0), read  # the first overview of a moment says it read the history
         sizes = dict(zip(grouped.groups["name"], grouped.groups["size"]))
         assert sizes == {"Person": len(at(people, moment)), "Company": len(companies)}, moment
         assert set(gestalt_nb.overview(as_of=moment).membership.index) == ids_at(people, companies, moment)

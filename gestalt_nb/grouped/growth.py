@@ -35,9 +35,13 @@ class Moment:
     since: str | None = None
     before: frozenset[str] = frozenset()
     after: frozenset[str] = frozenset()
+    #: What reading the database's history first cost, when it had to be (``asof.at_moment``).
+    read: str | None = None
 
     def notes(self) -> list[str]:
         said = [f"Overview {self.words}: the graph valid then, from the database's own history (the database is only read)."]
+        if self.read:
+            said.append(self.read)
         if self.since is not None:
             said.append(f"Growth since {self.since}: the groups are of every node present at either moment; each group's "
                         "before / after / added / removed count its members at each (.groups).")
@@ -50,11 +54,11 @@ def at(connection: Connection, as_of: Any, known_at: Any, since: Any, budget: Bu
     start = None if since is None else moments.instant(since, "since")
     if start is not None and start.epoch_microseconds >= valid.epoch_microseconds:
         raise GestaltError(f"since={since!r} is not before the moment shown ({moments.text(valid)}): give an earlier since, or a later as_of.")
-    scratch = asof.at_moment(connection, valid, recorded, words, budget, start)
+    scratch, read = asof.at_moment(connection, valid, recorded, words, budget, start)
     if start is None:
-        return scratch, Moment(words)
+        return scratch, Moment(words, read=read)
     db = connection.db
-    return scratch, Moment(words, moments.text(start), visible.node_ids(db, start, recorded), visible.node_ids(db, valid, recorded))
+    return scratch, Moment(words, moments.text(start), visible.node_ids(db, start, recorded), visible.node_ids(db, valid, recorded), read)
 
 
 def counts(moment: Moment, compact: Compact, membership: np.ndarray, count: int) -> dict[str, np.ndarray]:

@@ -9,6 +9,7 @@ against the same budget.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from ..cypher.budget import Budget, run_within
@@ -33,14 +34,20 @@ def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.Te
 
 
 def at_moment(connection: Connection, valid: moments.TemporalInstant, recorded: moments.TemporalInstant | None, words: str,
-              budget: Budget, since: moments.TemporalInstant | None = None) -> Connection:
+              budget: Budget, since: moments.TemporalInstant | None = None) -> tuple[Connection, str | None]:
     """A connection to the graph at (``valid``, ``recorded``) (with ``since``: at either moment), built within ``budget``;
-    it borrows the scratch database, which :mod:`.visible` keeps and closes."""
+    it borrows the scratch database, which :mod:`.visible` keeps and closes. And, when the database's history had to be
+    read first (the slow part of a first read: GestaltDB decodes every version it holds), a note saying what that cost."""
     db = connection.db
+    first, started = not visible.history_read(db), time.perf_counter()
     moment, _ = run_within(lambda: visible.materialize(db, valid, recorded, since), budget, describe=f"graph {words}")
+    read = None
+    if first:
+        read = (f"The database's history was read first: {len(visible.history(db)):,} versions, {time.perf_counter() - started:.1f} s "
+                "with the graph at this moment. It is kept until the database changes: the next read of any moment skips it.")
     again = (f"It was the graph {words}, copied from the database's history and let go after {visible.KEEP} other moments were read: "
              f"run the read or overview {words} again.")
-    return type(connection)(alias=f"{connection.alias} ({words})", graph=visible.borrow(moment), owned=False, reopen=again)
+    return type(connection)(alias=f"{connection.alias} ({words})", graph=visible.borrow(moment), owned=False, reopen=again), read
 
 
 def run(connection: Connection, query: str, params: dict[str, Any] | None = None, *, write: bool = False, limit: int | None = None,
@@ -53,8 +60,9 @@ def run(connection: Connection, query: str, params: dict[str, Any] | None = None
     if write or prepare(query, 1).writes:
         raise GestaltError(f"Refused: a read {words} cannot write (history is changed by loading versions); nothing was run.")
     budget = budget or cell_budget(timeout, memory_limit)
-    result = run_now(at_moment(connection, valid, recorded, words, budget), query, params, limit=limit, budget=budget)
-    result.notes.insert(0, f"Read {words}: the graph valid then, from the database's own history.")
+    scratch, read = at_moment(connection, valid, recorded, words, budget)
+    result = run_now(scratch, query, params, limit=limit, budget=budget)
+    result.notes[:0] = [f"Read {words}: the graph valid then, from the database's own history.", *([read] if read else [])]
     result.alias = connection.alias
     return result
 

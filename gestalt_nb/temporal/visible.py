@@ -32,6 +32,12 @@ _moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str, list[GestaltDBGraph]]
 _ids: OrderedDict[tuple[Any, ...], frozenset[str]] = OrderedDict()
 
 
+def history_read(db: GraphDB) -> bool:
+    """Whether the history of ``db``'s present state was already read (the next moment costs no decode)."""
+    kept = _history.get(db.database_id)
+    return kept is not None and kept[0] == (db.database_id, sequence(db))
+
+
 def history(db: GraphDB) -> list[tuple[int, int, int, Any]]:
     """Every version as (commit system time µs, commit id, order in its commit, version), read once per database state."""
     key = (db.database_id, sequence(db))  # the database's own identity, never id(): a closed one's may be reused
