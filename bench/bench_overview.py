@@ -33,6 +33,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from graphs import planted_blocks  # noqa: E402  (the path above first)
 
 
 def build(path: str, nodes: int, seed: int = 5) -> None:
@@ -41,10 +44,7 @@ def build(path: str, nodes: int, seed: int = 5) -> None:
     import gestalt_nb
 
     rng = np.random.default_rng(seed)
-    weights = rng.pareto(1.5, 30) + 1
-    sizes = np.maximum((weights / weights.sum() * nodes).astype(int), 10)
-    sizes[0] += nodes - sizes.sum()
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    sizes, starts = planted_blocks(rng, nodes)
     src, dst = [], []
     for start, size in zip(starts, sizes):
         count = int(size * 2.8)

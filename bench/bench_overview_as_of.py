@@ -25,6 +25,9 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from graphs import planted_blocks
+
 import gestalt_nb
 from gestalt_nb.grouped import compact
 from gestalt_nb.temporal import visible
@@ -34,11 +37,8 @@ MOMENT = "2022-01-01"
 
 def build(nodes: int, seed: int = 5) -> None:
     rng = np.random.default_rng(seed)
-    weights = rng.pareto(1.5, 30) + 1
-    sizes = np.maximum((weights / weights.sum() * nodes).astype(int), 10)
-    sizes[0] += nodes - sizes.sum()
+    sizes, starts = planted_blocks(rng, nodes)
     block = np.repeat(np.arange(30), sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     inside = starts[block] + (rng.random(nodes) * sizes[block]).astype(int)
     target = np.where(rng.random(nodes) < 0.2, rng.integers(0, nodes, nodes), inside)
     days = rng.integers(0, 5 * 365, nodes)

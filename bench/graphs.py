@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 from gestaltdb.graphdb import Edge, GraphDB, Node
 from langchain_gestaltdb import GestaltDBGraph
 
@@ -27,3 +28,11 @@ def build(path: Path, nodes: int = 10_000, edges: int = 30_000, seed: int = 7) -
             check_existing=False,
         )
     return GestaltDBGraph(db, owns_graph=True)
+
+
+def planted_blocks(rng: np.random.Generator, nodes: int, blocks: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """(sizes, first node) of ``blocks`` planted groups of unequal sizes (Pareto, at least 10 each) covering ``nodes``."""
+    weights = rng.pareto(1.5, blocks) + 1
+    sizes = np.maximum((weights / weights.sum() * nodes).astype(int), 10)
+    sizes[0] += nodes - sizes.sum()
+    return sizes, np.concatenate([[0], np.cumsum(sizes)[:-1]])

@@ -42,7 +42,7 @@ def at_moment(connection: Connection, valid: moments.TemporalInstant, recorded: 
     first, started = not visible.history_read(db), time.perf_counter()
     moment, _ = run_within(lambda: visible.materialize(db, valid, recorded, since), budget, describe=f"graph {words}")
     read = None
-    if first:
+    if first and visible.history_read(db):  # read by this call (a moment kept from before needs none: no decode for a note)
         read = (f"The database's history was read first: {len(visible.history(db)):,} versions, {time.perf_counter() - started:.1f} s "
                 "with the graph at this moment. It is kept until the database changes: the next read of any moment skips it.")
     again = (f"It was the graph {words}, copied from the database's history and let go after {visible.KEEP} other moments were read: "

@@ -32,15 +32,19 @@ _moments: OrderedDict[tuple[Any, ...], tuple[GraphDB, str, list[GestaltDBGraph]]
 _ids: OrderedDict[tuple[Any, ...], frozenset[str]] = OrderedDict()
 
 
+def _state(db: GraphDB) -> tuple[Any, int | None]:
+    return (db.database_id, sequence(db))  # the database's own identity, never id(): a closed one's may be reused
+
+
 def history_read(db: GraphDB) -> bool:
     """Whether the history of ``db``'s present state was already read (the next moment costs no decode)."""
     kept = _history.get(db.database_id)
-    return kept is not None and kept[0] == (db.database_id, sequence(db))
+    return kept is not None and kept[0] == _state(db)
 
 
 def history(db: GraphDB) -> list[tuple[int, int, int, Any]]:
     """Every version as (commit system time µs, commit id, order in its commit, version), read once per database state."""
-    key = (db.database_id, sequence(db))  # the database's own identity, never id(): a closed one's may be reused
+    key = _state(db)
     kept = _history.get(db.database_id)
     if kept is not None and kept[0] == key:
         return kept[1]
@@ -87,7 +91,7 @@ def materialize(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant |
     With ``since``: everything valid at ``since`` or at ``as_of`` (a node's ``as_of`` version where it has one), so
     one grouping covers both moments (the overview's growth); :func:`node_ids` says which nodes each moment holds.
     """
-    key = (db.database_id, sequence(db), as_of, known_at, since)
+    key = (*_state(db), as_of, known_at, since)
     if key in _moments:
         _moments.move_to_end(key)
         return _moments[key][0]
@@ -122,7 +126,7 @@ def borrow(moment: GraphDB) -> GestaltDBGraph:
 
 def node_ids(db: GraphDB, as_of: TemporalInstant, known_at: TemporalInstant | None) -> frozenset[str]:
     """The stored ids of the nodes valid at ``as_of`` as recorded by ``known_at``."""
-    key = (db.database_id, sequence(db), as_of, known_at)
+    key = (*_state(db), as_of, known_at)
     if key not in _ids:
         _ids[key] = frozenset(node.get_id for node in at(db, as_of, known_at)[0])
         while len(_ids) > KEEP:
