@@ -8,6 +8,8 @@ import pytest
 from gestaltdb.graphdb import Edge, GraphDB, Node
 
 import gestalt_nb
+from gestalt_nb.cypher import query as query_module
+from gestalt_nb.cypher.budget import BudgetExceeded
 from gestalt_nb.cypher.explain import LARGE, QueryPlan
 
 from .conftest import raw, run
@@ -148,6 +150,33 @@ def test_a_pattern_begun_at_its_far_end_is_warned_with_a_rewrite_giving_the_same
     assert explain(shell, "%%gcypher --explain --alias big\nMATCH (p:Person)-[:TAGGED]->(t:Tag)<-[:TAGGED]-(q:Person {email: 'x'}) RETURN p").warnings == []
     assert explain(shell, "%%gcypher --explain --alias big\nMATCH (t:Tag)<-[:TAGGED]-(p:Person) RETURN p").warnings == []
     assert digest(big_path) == before  # nothing written: the data file is the same
+
+
+def test_a_slow_or_stopped_read_says_what_its_plan_finds_slow(shell, big, big_path, monkeypatch, capsys):
+    slow = "MATCH (p:Person)-[r:TAGGED]->(t:Tag {name: 'T1'}) RETURN p.name AS name"
+    fast = "MATCH (t:Tag {name: 'T1'})<-[r:TAGGED]-(p:Person) RETURN p.name AS name"
+    before = digest(big_path)
+    monkeypatch.setattr(query_module, "EXPLAIN_AFTER", 0)  # every read counts as slow here
+    said = [note for note in big.run(slow, limit=10_000).notes if note.startswith("This read took ")]
+    assert len(said) == 1, said
+    assert "s. Its plan has a known slow shape: starts at the far end (start from that node" in said[0]
+    assert said[0].endswith(f"MATCH {fast[6:fast.index(' RETURN')]}). %%gcypher --explain says why.")
+    assert not [note for note in big.run(fast, limit=10_000).notes if note.startswith("This read took ")]  # nothing slow in it
+    # the cell shows it with its result (the text a person sees, and the table tab's banner)
+    capsys.readouterr()
+    shown = run(shell, f"%%gcypher --alias big --limit 10000\n{slow}")
+    assert "\nThis read took " in capsys.readouterr().out  # printed under the result's summary line
+    assert "Its plan has a known slow shape: starts at the far end" in dict(shown.view.tabs())["Table"]()
+    monkeypatch.setattr(query_module, "EXPLAIN_AFTER", 3600)  # a read quicker than the threshold says nothing
+    assert not [note for note in big.run(slow, limit=10_000).notes if note.startswith("This read took ")]
+    # stopped by its time budget: the error says it, after what to do about the budget
+    with pytest.raises(BudgetExceeded, match=r"^Stopped: .*time budget.* Its plan has a known slow shape: starts at the far end \(") as stopped:
+        big.run(slow, limit=10_000, timeout=0.001)
+    assert stopped.value.kind == "time"
+    with pytest.raises(BudgetExceeded) as plain:  # a read with no slow shape is stopped as before
+        big.run("MATCH (p:Person)-[:TAGGED]->(t:Tag) RETURN p.name AS name, t.name AS tag", limit=10_000, timeout=0.001)
+    assert "slow shape" not in str(plain.value)
+    assert digest(big_path) == before  # explaining a slow read reads only
 
 
 @pytest.mark.parametrize(

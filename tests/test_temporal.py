@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 
 import gestalt_nb
+from gestalt_nb.cypher import query
 from gestalt_nb.errors import GestaltError
+from gestalt_nb.temporal import asof, visible
 from gestalt_nb.temporal.diff import CHANGE_COLOURS
 
 from .conftest import run
@@ -40,9 +42,8 @@ def history(people: int = 240, companies: int = 12, seed: int = 7):
 def at(frame: pd.DataFrame, moment: str, start: str = "from", end: str = "to") -> pd.DataFrame:
     """The pandas reference: the rows valid at ``moment`` (half-open), the last loaded winning per id."""
     when = pd.Timestamp(moment, tz="UTC")
-    starts = pd.to_datetime(frame[start], utc=True).fillna(pd.Timestamp.min.tz_localize("UTC"))
-    ends = pd.to_datetime(frame[end], utc=True)
-    valid = (starts <= when) & (ends.isna() | (when < ends))
+    starts, ends = pd.to_datetime(frame[start], utc=True), pd.to_datetime(frame[end], utc=True)
+    valid = (starts.isna() | (starts <= when)) & (ends.isna() | (when < ends))
     return frame[valid]
 
 
@@ -69,8 +70,9 @@ def rows(result):
     return sorted(zip(result.df["person"], result.df["role"], result.df["company"], result.df["job"]))
 
 
-def test_reads_as_of_three_moments_equal_the_pandas_reference(loaded):
+def test_reads_as_of_three_moments_equal_the_pandas_reference(loaded, monkeypatch):
     people, companies, jobs, _ = loaded
+    monkeypatch.setattr(asof, "HISTORY_NOTE_AFTER", 0)  # this small history reads at once: its first read is said anyway
     versions = sum(len(commit.versions) for commit in gestalt_nb.connection().db.iter_temporal_commits())
     for number, moment in enumerate(MOMENTS):
         result = gestalt_nb.run(READ, as_of=moment, limit=10_000)
@@ -84,6 +86,15 @@ def test_reads_as_of_three_moments_equal_the_pandas_reference(loaded):
         else:
             assert first == [], (number, first)
     assert len({tuple(rows(gestalt_nb.run(READ, as_of=moment, limit=10_000))) for moment in MOMENTS}) == 3
+
+
+def test_a_first_read_of_the_history_quicker_than_the_threshold_goes_unsaid(loaded, monkeypatch):
+    monkeypatch.setattr(asof, "HISTORY_NOTE_AFTER", 3600)
+    assert visible.history_read(gestalt_nb.connection().db) is False
+    result = gestalt_nb.run(READ, as_of=MOMENTS[0], limit=10_000)
+    assert visible.history_read(gestalt_nb.connection().db) is True  # it was read, by this call
+    assert [note for note in result.notes if "history was read" in note] == []
+    assert result.notes[0].startswith(f"Read as of {MOMENTS[0]}")
 
 
 def test_the_present_graph_holds_what_is_valid_now(loaded):
@@ -130,6 +141,18 @@ def test_diff_reports_the_references_added_removed_and_changed(loaded):
     assert {marks[pid] for pid in role_changed} == {"changed"}
     assert set(marks.values()) >= {"changed", "same"}
     assert result.subgraph.highlight_edges == set(relationships["id"])
+
+
+def test_a_slow_diff_or_timeline_says_its_plans_slow_shape_once(loaded, monkeypatch):
+    monkeypatch.setattr(query, "EXPLAIN_AFTER", 0)  # every read counts as slow here
+    pairs = "MATCH (c:Company {name: 'Company 1'}), (p:Person) RETURN p, c"  # a cartesian product: a known slow shape
+    for reads, notes in ((2, gestalt_nb.diff(pairs, MOMENTS[0], MOMENTS[2], limit=10_000).notes),
+                         (3, gestalt_nb.timeline(pairs, MOMENTS, limit=10_000).notes)):
+        said = [note for note in notes if "slow shape" in note]
+        assert len(said) == 1, said
+        assert said[0].startswith(f"The slowest of the {reads} reads took ") and "Its plan has a known slow shape: cartesian product" in said[0]
+    typed = gestalt_nb.diff(READ, MOMENTS[0], MOMENTS[2], limit=10_000)
+    assert not [note for note in typed.notes if "slow shape" in note]
 
 
 def digest(path):

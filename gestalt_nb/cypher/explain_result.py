@@ -50,10 +50,13 @@ class QueryPlan:
             parts += ["", "Warnings:"] + [f"  ! {w.line()}" for w in self.warnings]
         return "\n".join(parts)
 
+    def shapes(self) -> str:
+        """Each warning's kind and its rewrite, on one line."""
+        return "; ".join(f"{w.kind} ({w.rewrite})" for w in self.warnings)
+
     def warning_line(self) -> str:
         """All warnings on one line (what ``warn_slow`` prints before a run)."""
-        kinds = "; ".join(f"{w.kind} ({w.rewrite})" for w in self.warnings)
-        return f"gestalt-nb: slow shape — {kinds}. See %%gcypher --explain for why."
+        return f"gestalt-nb: slow shape — {self.shapes()}. See %%gcypher --explain for why."
 
     def __repr__(self) -> str:
         return self.text()

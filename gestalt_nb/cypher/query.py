@@ -8,7 +8,8 @@ executes, within a time and memory budget (:mod:`gestalt_nb.cypher.budget`): a f
 aggregates gets no LIMIT (it would bound nothing), and aggregation, ``ORDER BY``, ``collect`` and
 ``UNION`` — which read every match first — are bounded by the budget alone. Writes are never given a
 LIMIT (it could change what they write) nor a budget (stopping one midway is unsafe); only their
-returned rows are cut.
+returned rows are cut. A read that was slow, or stopped, says which of its plan's shapes are known to be slow
+(``--explain``'s warnings, with their rewrites).
 """
 
 from __future__ import annotations
@@ -30,12 +31,16 @@ from ..options import parse_bytes, settings
 from ..shorten import listing, shorten
 from . import reading, untyped
 from .ast_text import walk
-from .budget import Budget, over_budget_up_front, run_within
+from .budget import Budget, BudgetExceeded, over_budget_up_front, run_within
 from .prepare import Prepared, prepare, rows_allowed
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
+
+#: Seconds: a read that took this long or more (or was stopped by its budget) says what ``--explain`` finds slow in it.
+EXPLAIN_AFTER = 2.0
+SLOW_READ = "This read took "
 
 
 def _range_items(arguments: tuple[Any, ...], params: dict[str, Any]) -> int:
@@ -117,13 +122,22 @@ def run(
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
     started = time.perf_counter()
-    (rows, truncated), rewrite, usage = _execute(connection, prepared, params, write, budget, row_limit)
+    try:
+        (rows, truncated), rewrite, usage = _execute(connection, prepared, params, write, budget, row_limit)
+    except BudgetExceeded as exc:  # stopped by its time or memory budget: say what in its plan is known to be slow
+        shapes = None if exc.kind == "interrupted" else slow_shapes(connection, query, limit)
+        if shapes is None:
+            raise
+        raise BudgetExceeded(f"{exc} {shapes}", kind=exc.kind, budget=exc.budget, usage=exc.usage) from None
     elapsed = time.perf_counter() - started
     subgraph = rows.subgraph(title=_title(query), fetch=connection.nodes)
     subgraph.asked = asked_in(query)
     if prepared.writes:
         connection.feed.publish("cypher", None, exact=False)
     notes = _notes(prepared, row_limit, truncated) + _id_notes(rewritten, bool(rows))
+    if not prepared.writes and elapsed >= EXPLAIN_AFTER:
+        shapes = slow_shapes(connection, query, limit)
+        notes += [f"{SLOW_READ}{elapsed:.1f} s. {shapes}"] if shapes else []
     return QueryResult(
         query=query,
         params=params,
@@ -237,6 +251,18 @@ def _work_bound(prepared: Prepared, budget: Budget, row_limit: int) -> str:
     if prepared.limit_added:
         return f"LIMIT {row_limit + 1} (added), and the budget ({budget.describe()})"
     return f"the query's own LIMIT, and the budget ({budget.describe()})"
+
+
+def slow_shapes(connection: Connection, query: str, limit: int | None) -> str | None:
+    """What ``--explain`` finds slow in ``query`` as one sentence for a read that was slow, or None (also when the
+    plan cannot be made: a slow read's notes never fail it)."""
+    from .explain import explain  # deferred: keeps %load_ext light
+
+    try:
+        plan = explain(connection, query, limit=limit)
+    except Exception:
+        return None
+    return f"Its plan has a known slow shape: {plan.shapes()}. %%gcypher --explain says why." if plan.warnings else None
 
 
 def _title(query: str) -> str:

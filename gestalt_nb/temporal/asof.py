@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..cypher.budget import Budget, run_within
 from ..cypher.prepare import prepare
-from ..cypher.query import cell_budget
+from ..cypher.query import SLOW_READ, cell_budget
 from ..cypher.query import run as run_now
 from ..errors import GestaltError
 from . import moments, visible
@@ -23,6 +23,9 @@ from .diff import DiffResult, compare
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..cypher.result import QueryResult
     from ..session import Connection
+
+HISTORY_NOTE_AFTER = 1.0
+"""Seconds: a first read of the database's history that took less goes unsaid (a small history reads at once)."""
 
 
 def when(as_of: Any, known_at: Any) -> tuple[moments.TemporalInstant, moments.TemporalInstant | None, str]:
@@ -37,13 +40,14 @@ def at_moment(connection: Connection, valid: moments.TemporalInstant, recorded: 
               budget: Budget, since: moments.TemporalInstant | None = None) -> tuple[Connection, str | None]:
     """A connection to the graph at (``valid``, ``recorded``) (with ``since``: at either moment), built within ``budget``;
     it borrows the scratch database, which :mod:`.visible` keeps and closes. And, when the database's history had to be
-    read first (the slow part of a first read: GestaltDB decodes every version it holds), a note saying what that cost."""
+    read first (the slow part of a first read: GestaltDB decodes every version it holds) and that took a second or more,
+    a note saying what it cost."""
     db = connection.db
     first, started = not visible.history_read(db), time.perf_counter()
     moment, _ = run_within(lambda: visible.materialize(db, valid, recorded, since), budget, describe=f"graph {words}")
-    read = None
-    if first and visible.history_read(db):  # read by this call (a moment kept from before needs none: no decode for a note)
-        read = (f"The database's history was read first: {len(visible.history(db)):,} versions, {time.perf_counter() - started:.1f} s "
+    read, took = None, time.perf_counter() - started
+    if first and took >= HISTORY_NOTE_AFTER and visible.history_read(db):  # read by this call, and slowly
+        read = (f"The database's history was read first: {len(visible.history(db)):,} versions, {took:.1f} s "
                 "with the graph at this moment. It is kept until the database changes: the next read of any moment skips it.")
     again = (f"It was the graph {words}, copied from the database's history and let go after {visible.KEEP} other moments were read: "
              f"run the read or overview {words} again.")
@@ -67,6 +71,18 @@ def run(connection: Connection, query: str, params: dict[str, Any] | None = None
     return result
 
 
+def notes_of(results: list[QueryResult]) -> list[str]:
+    """The notes of one query's reads at several moments, each said once (the first of each, the moment it read, left
+    out); a slow read's shapes (one plan: the same query) said once, with the slowest read's seconds."""
+    notes = list(dict.fromkeys(note for result in results for note in result.notes[1:]))
+    slow = next((note for note in notes if note.startswith(SLOW_READ)), None)
+    if slow is None:
+        return notes
+    slowest = max(result.elapsed for result in results)
+    return [*(note for note in notes if not note.startswith(SLOW_READ)),
+            f"The slowest of the {len(results)} reads took {slowest:.1f} s.{slow.split(' s.', 1)[1]}"]
+
+
 def diff(connection: Connection, query: str, before: Any, after: Any, params: dict[str, Any] | None = None, *, known_at: Any = None,
          limit: int | None = None, timeout: float | None = None) -> DiffResult:
     """The work of :meth:`Connection.diff <gestalt_nb.capabilities.Capabilities.diff>`, ``connection`` first (documented there, once)."""
@@ -74,7 +90,7 @@ def diff(connection: Connection, query: str, before: Any, after: Any, params: di
     old = run(connection, query, params, limit=limit, timeout=timeout, as_of=before, known_at=known_at)
     new = run(connection, query, params, limit=limit, timeout=timeout, as_of=after, known_at=known_at)
     result = compare(query, *words, old.subgraph, new.subgraph)
-    result.notes = [*old.notes[1:], *new.notes[1:]]  # the first of each says the moment it read
+    result.notes = notes_of([old, new])
     if old.truncated or new.truncated:
         result.notes.insert(0, f"The read was cut at {len((old if old.truncated else new).df):,} rows at "
                                f"{'both moments' if old.truncated and new.truncated else words[0] if old.truncated else words[1]}: "

@@ -76,14 +76,11 @@ def timeline(connection: Connection, query: str, moments_: Any, params: dict[str
     if count > MAX_FRAMES:
         raise GestaltError(f"{count} moments asked ({len(valid)} valid × {max(len(known), 1)} recorded); at most {MAX_FRAMES} "
                            "per timeline (each is one read): give fewer moments.")
-    frames, notes = [], []
-    for at in valid:
-        for recorded in known or [None]:
-            result = asof.run(connection, query, params, limit=limit, timeout=timeout, as_of=moments.text(at),
-                              known_at=None if recorded is None else moments.text(recorded))
-            frames.append(result.subgraph)
-            notes.extend(note for note in result.notes[1:] if note not in notes)  # the first says the moment it read
-    drawing = Subgraph(title=query if len(query) <= 80 else query[:79] + "…", notes=list(notes),
+    results = [asof.run(connection, query, params, limit=limit, timeout=timeout, as_of=moments.text(at),
+                        known_at=None if recorded is None else moments.text(recorded))
+               for at in valid for recorded in known or [None]]
+    frames = [result.subgraph for result in results]
+    drawing = Subgraph(title=query if len(query) <= 80 else query[:79] + "…", notes=asof.notes_of(results),
                        truncated=any(frame.truncated for frame in frames))
     for frame in frames:  # the latest version of each stands for it; no highlight: the slider marks what changed
         drawing.nodes.update(frame.nodes)
