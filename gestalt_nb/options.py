@@ -203,6 +203,7 @@ class Settings:
     map_size: str = setting("4GiB", "LMDB map size passed on every create and open (GestaltDB does not persist it).")
     warn_slow: bool = setting(False, "Print a one-line warning before a %%gcypher run whose plan has a known slow shape.")
     rewrite_untyped: bool = setting(True, "Rewrite untyped relationship patterns to name every type before a read runs (same rows, faster).")
+    rewrite_far_end: bool = setting(True, "Begin a read's first pattern at a node found directly when it begins with a large label scan (same rows, faster).")
     timeout: float = setting(60.0, "Seconds a read in a cell (or ``run()``) may take before it is stopped (``--timeout``).")
     memory_limit: str = setting("2GiB", "Memory the process may gain while a cell's read runs before it is stopped (``--memory-limit``).")
     tool_timeout: float = setting(10.0, "Seconds an agent's query tool call may take before it is stopped (a stop becomes a counted refusal).")

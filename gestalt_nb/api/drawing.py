@@ -23,8 +23,8 @@ def show(
         graph_height: int | None = None, max_nodes: int | None = None, max_edges: int | None = None, color: Colour | str | None = None,
         size: Size | str | None = None, layout: Layout | str | None = None, static_max_nodes: int | None = None, json_max_chars: int | None = None,
         short_errors: bool | None = None, map_size: str | None = None, warn_slow: bool | None = None, rewrite_untyped: bool | None = None,
-        timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None, tool_memory_limit: str | None = None,
-        caption: str | None = None,
+        rewrite_far_end: bool | None = None, timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None,
+        tool_memory_limit: str | None = None, caption: str | None = None,
 ):
     """The view of a result or a bare ``Subgraph``, each keyword overriding its setting for this view only.
 
@@ -48,7 +48,7 @@ def show(
         Rows a query may return, rows the Table tab shows, characters the JSON tab shows.
     static_max_nodes : int, optional
         Nodes in the static picture kept for saved notebooks.
-    short_errors, warn_slow, rewrite_untyped, map_size : optional
+    short_errors, warn_slow, rewrite_untyped, rewrite_far_end, map_size : optional
         Accepted as every setting is; they change how queries run and errors read, not this view.
     timeout, memory_limit, tool_timeout, tool_memory_limit : optional
         Accepted as every setting is (the budgets of reads and of agents' tool calls); they do not change a view.

@@ -10,8 +10,7 @@ a label is counted up to 10,001 ids on its index (never in full), and the proper
 
 from __future__ import annotations
 
-import dataclasses
-from itertools import islice
+import functools
 from typing import TYPE_CHECKING, Any
 
 from gestaltdb.cypher import parse_ast
@@ -45,9 +44,11 @@ from gestaltdb.cypher_plan import (
     Unwind,
 )
 
-from . import untyped
+from ..options import settings
+from . import anchor, untyped
 from .explain_result import QueryPlan, SlowShape
 from .prepare import prepare, rows_allowed
+from .sizes import LARGE, Sizes
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
 from .ast_text import expr, hop_text, node_text, pattern_text, property_equalities, walk
@@ -55,44 +56,25 @@ from .ast_text import expr, hop_text, node_text, pattern_text, property_equaliti
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
     from ..session import Connection
 
-#: A label with more nodes than this (by the bounded count) is "large".
-LARGE = 10_000
-_FLIP = {"out": "in", "in": "out"}
 _UNTYPED_COST = "measured here: ~20 s untyped against ~0.05 s typed for 1,000 rows at 10k nodes / 30k relationships"
 
 
-class _Explainer:
+class _Explainer(Sizes):
     def __init__(self, connection: Connection, row_limit: int, limit_added: bool) -> None:
-        self.db = connection.db
+        super().__init__(connection.db)
         self.row_limit = row_limit
         self.limit_added = limit_added
-        stats = self.db.index_statistics()
-        self.indexed = set(stats.get("indexed_node_properties", ()))
-        self.counts: dict[str | None, int | None] = {}
         self.items: list[tuple[int, str]] = []
         self.warnings: list[SlowShape] = []
+        self.connection = connection
+
+    @functools.cached_property
+    def schema_rels(self) -> list[dict[str, Any]]:
+        """The adapter's schema's relationships (read only when a warning names types: a read's rewrite needs none)."""
         try:
-            self.schema_rels = connection.graph.get_structured_schema.get("relationships", [])
+            return self.connection.graph.get_structured_schema.get("relationships", [])
         except Exception:
-            self.schema_rels = []
-
-    # -- cheap sizes ---------------------------------------------------------------------------
-    def size(self, label: str | None) -> int | None:
-        """Nodes with ``label`` (all nodes for None), counted up to LARGE+1; None if unknown."""
-        if label not in self.counts:
-            try:
-                ids = self.db.iter_node_ids_by_label(label) if label is not None else self.db.get_node_keys_generator()
-                self.counts[label] = sum(1 for _ in islice(ids, LARGE + 1))
-            except Exception:
-                self.counts[label] = None
-        return self.counts[label]
-
-    def size_text(self, label: str | None) -> str:
-        count = self.size(label)
-        what = f":{label} nodes" if label else "nodes"
-        if count is None:
-            return f"unknown number of {what}"
-        return f"more than {LARGE:,} {what}" if count > LARGE else f"{count:,} {what}"
+            return []
 
     def types_between(self, start: NodePattern, end: NodePattern) -> list[str]:
         found = sorted(
@@ -271,42 +253,22 @@ class _Explainer:
         """A pattern that starts with a large scan while a node further along is found directly (the engine walks a
         pattern from its first node: measured at 20k nodes, 0.66 s from 19,900 people against 0.018 s from the company)."""
         label, count = scan
-        if count is None or count <= LARGE:
+        found = anchor.far_node(self, pattern, where, bound) if count is not None and count > LARGE else None
+        if found is None:
             return
-        nodes = [pattern.source, *(hop.target for hop in pattern.hops)]
-        for k, node in enumerate(nodes[1:], 1):
-            found = self.found_by(node, where, bound)
-            if found is None or (k < len(pattern.hops) and node.variable is None):
-                continue
-            back = "".join(hop_text(dataclasses.replace(hop, direction=_FLIP.get(hop.direction, hop.direction))) + node_text(nodes[j])
-                           for j, hop in reversed(list(enumerate(pattern.hops[:k]))))
-            rest = "".join(hop_text(hop) + node_text(hop.target) for hop in pattern.hops[k:])
-            text = node_text(node) + back + (f", ({node.variable}){rest}" if rest else "")
-            if not _parses(f"MATCH {text} RETURN 1"):
-                return  # a label expression, a quoted name or an expression the short text cannot say: no rewrite to offer
-            self.warnings.append(
-                SlowShape(
-                    "starts at the far end",
-                    f"{pattern_text(pattern)} starts from {self.size_text(label)}, one by one, though {node_text(node)} "
-                    f"further along is found by {found}: GestaltDB walks a pattern from its first node.",
-                    f"start from that node (the same rows; the rest of the query as it is): MATCH {text}",
-                )
+        k, how = found
+        text = ", ".join(pattern_text(part) for part in anchor.reversed_at(pattern, k))
+        if not _parses(f"MATCH {text} RETURN 1"):
+            return  # a label expression, a quoted name or an expression the short text cannot say: no rewrite to offer
+        node = pattern.hops[k - 1].target
+        self.warnings.append(
+            SlowShape(
+                "starts at the far end",
+                f"{pattern_text(pattern)} starts from {self.size_text(label)}, one by one, though {node_text(node)} "
+                f"further along is found by {how}: GestaltDB walks a pattern from its first node.",
+                f"start from that node (the same rows; the rest of the query as it is): MATCH {text}",
             )
-            return
-
-    def found_by(self, node: NodePattern, where: Any, bound: set[str]) -> str | None:
-        """How a node other than the first would be found if a pattern started there, when that reads few nodes."""
-        if node.variable is not None and node.variable in bound:
-            return None
-        equalities = [name for name, _ in [*node.properties, *property_equalities(node.variable, where)]]
-        if "id" in equalities:
-            return "an id lookup"
-        seek = next((name for name in equalities if name in self.indexed), None)
-        if seek is not None:
-            return f"a property-index seek on {seek}"
-        label = node.labels[0] if node.labels and node.label_expression is None else None
-        count = self.size(label) if equalities and label is not None else None
-        return None if count is None or count > LARGE else f"testing {equalities[0]} on {self.size_text(label)}"
+        )
 
     def hop(self, hop: PatternHop, depth: int, pattern: PathPatternClause) -> None:
         variable = (hop.min_length, hop.max_length) != (1, 1)
@@ -400,6 +362,9 @@ def explain(
     row_limit = rows_allowed(limit)
     connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
+    far = anchor.decide(connection, query) if not prepared.writes and settings.rewrite_far_end else None
+    if far is not None and far.applied:  # what run does: the plan is of the text that would run
+        prepared = prepare(far.text, row_limit)
     rewrite = untyped.explained(connection.db, prepared)
     text = rewrite.text if rewrite else prepared.text
     explainer = _Explainer(connection, row_limit, prepared.limit_added)
@@ -431,7 +396,7 @@ def explain(
         tree=explainer.tree(),
         warnings=unique,
         columns=tuple(logical.columns) if logical is not None else (),
-        rewrite=rewrite.sentence() if rewrite else None,
+        rewrite="; ".join(done.sentence() for done in (far, rewrite) if done) or None,
     )
 
 

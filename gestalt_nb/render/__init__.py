@@ -126,8 +126,8 @@ def render(
         graph_height: int | None = None, max_nodes: int | None = None, max_edges: int | None = None, color: Colour | str | None = None,
         size: Size | str | None = None, layout: Layout | str | None = None, static_max_nodes: int | None = None, json_max_chars: int | None = None,
         short_errors: bool | None = None, map_size: str | None = None, warn_slow: bool | None = None, rewrite_untyped: bool | None = None,
-        timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None, tool_memory_limit: str | None = None,
-        caption: str | None = None,
+        rewrite_far_end: bool | None = None, timeout: float | None = None, memory_limit: str | None = None, tool_timeout: float | None = None,
+        tool_memory_limit: str | None = None, caption: str | None = None,
 ) -> Drawing:
     """Cap ``subgraph`` to the drawing limits and prepare it for the chosen renderer: the one way to a drawing.
 
@@ -156,7 +156,7 @@ def render(
         Nodes in the static SVG picture (``Drawing.svg()``) kept for saved notebooks.
     row_limit, display_limit, json_max_chars : int, optional
         Kept in the drawing's options for the views around it; they do not change the drawing.
-    short_errors, warn_slow, rewrite_untyped, map_size, timeout, memory_limit, tool_timeout, tool_memory_limit : optional
+    short_errors, warn_slow, rewrite_untyped, rewrite_far_end, map_size, timeout, memory_limit, tool_timeout, tool_memory_limit : optional
         Accepted as every setting is (queries' and agents' settings); they do not change a drawing.
 
     Returns
