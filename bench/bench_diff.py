@@ -7,7 +7,8 @@ Interleaved rounds, medians:
 
 - ``diff``: ``gestalt_nb.diff`` (what ``%gdiff`` runs) of two moments of one company's people (a bounded read), first
   (the history read, both moments' scratch graphs built) and again (both moments kept), against the same read of the
-  present run twice; and again with the read begun at the company (``ANCHORED``, as ``--explain`` advises);
+  present run twice; the read runs begun at the company (the far-end rewrite, ``cypher/anchor.py``; its diff checked
+  against ``ANCHORED``, written so), and again as written (``rewrite_far_end`` off: every person read);
 - the whole graph (``%gdiff`` without ``--query``: cut at the row limit, 1,000 rows);
 - ``overview``: the overview of the present, of a moment (its scratch graph kept; the compact copy read again each round,
   as for the present) and the first overview of a moment (its scratch graph built), each as a ratio to the present's.
@@ -31,8 +32,8 @@ from gestalt_nb.temporal import visible
 
 BEFORE, AFTER = "2021-06-01", "2023-06-01"
 COMPANY = "MATCH (p:Person)-[r:WORKS_AT]->(c:Company {name: 'Company 7'}) RETURN p, r, c"
-#: The same read begun at the company, as ``--explain`` advises ("starts at the far end"): GestaltDB walks a pattern
-#: from its first node, so COMPANY reads every person to find the company's.
+#: The same read begun at the company, as the far-end rewrite runs COMPANY: GestaltDB walks a pattern from its first
+#: node, so COMPANY as written reads every person to find the company's.
 ANCHORED = "MATCH (c:Company {name: 'Company 7'})<-[r:WORKS_AT]-(p:Person) RETURN p, r, c"
 
 
@@ -73,23 +74,35 @@ def forget_moments() -> None:
         visible._drop(*visible._moments.popitem()[1])
 
 
+def as_written(call):
+    """``call()`` with the far-end rewrite off: COMPANY then reads every person to find the company's."""
+    gestalt_nb.settings.rewrite_far_end = False
+    try:
+        return call()
+    finally:
+        gestalt_nb.settings.rewrite_far_end = True
+
+
 def diffs(rounds: int) -> None:
-    present, first, again, whole, anchored, anchored_again = [], [], [], [], [], []
+    present, written, first, again, written_again, whole = [], [], [], [], [], []
+    twice = lambda: [gestalt_nb.run(COMPANY, limit=100_000) for _ in "ab"]
+    diff = lambda: gestalt_nb.diff(COMPANY, BEFORE, AFTER, limit=100_000)
     for _ in range(rounds):
-        present.append(timed(lambda: [gestalt_nb.run(COMPANY, limit=100_000) for _ in "ab"]))
-        anchored.append(timed(lambda: [gestalt_nb.run(ANCHORED, limit=100_000) for _ in "ab"]))
+        present.append(timed(twice))
+        written.append(timed(lambda: as_written(twice)))
         forget_moments()
-        first.append(timed(lambda: gestalt_nb.diff(COMPANY, BEFORE, AFTER, limit=100_000)))
-        again.append(timed(lambda: gestalt_nb.diff(COMPANY, BEFORE, AFTER, limit=100_000)))
-        anchored_again.append(timed(lambda: gestalt_nb.diff(ANCHORED, BEFORE, AFTER, limit=100_000)))
+        first.append(timed(diff))
+        again.append(timed(diff))
+        written_again.append(timed(lambda: as_written(diff)))
         whole.append(timed(lambda: gestalt_nb.diff(WHOLE_GRAPH, BEFORE, AFTER)))
-    assert gestalt_nb.diff(ANCHORED, BEFORE, AFTER, limit=100_000).counts() == gestalt_nb.diff(COMPANY, BEFORE, AFTER, limit=100_000).counts()
-    print(f"begun at the company (as --explain advises): the read of the present twice {statistics.median(anchored):.2f} s; "
-          f"its diff, both moments kept: {statistics.median(anchored_again):.2f} s (medians of {rounds})")
-    result, base = gestalt_nb.diff(COMPANY, BEFORE, AFTER, limit=100_000), statistics.median(present)
-    print(f"the same read of the present, twice: median {base:.2f} s")
+    result, base = diff(), statistics.median(present)
+    assert gestalt_nb.diff(ANCHORED, BEFORE, AFTER, limit=100_000).counts() == result.counts() == as_written(diff).counts()
+    assert "the pattern begins at (c:Company" in gestalt_nb.run(COMPANY, limit=100_000).rewrite
+    print(f"the read of the present, twice: median {base:.2f} s begun at the company (the far-end rewrite); "
+          f"{statistics.median(written):.2f} s as written (rewrite_far_end off)")
     print(f"diff of one company's people ({result.counts()}): first {statistics.median(first):.2f} s "
-          f"= {statistics.median(first) / base:.1f}x, again {statistics.median(again):.2f} s = {statistics.median(again) / base:.2f}x (medians of {rounds})")
+          f"= {statistics.median(first) / base:.1f}x, again {statistics.median(again):.2f} s = {statistics.median(again) / base:.2f}x; "
+          f"as written, both moments kept: {statistics.median(written_again):.2f} s (medians of {rounds})")
     print(f"diff of the whole graph (cut at 1,000 rows), both moments kept: median {statistics.median(whole):.2f} s")
 
 

@@ -81,3 +81,20 @@ def test_a_write_is_never_rewritten(shell, big):
     query = "MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T1'}) SET p.seen = true RETURN count(*) AS n"
     found = explain(shell, f"%%gcypher --explain --write --alias big\n{query}")  # the plan only: nothing runs
     assert found.executed.startswith("MATCH (p:Person)-[:TAGGED]->") and not (found.rewrite or "").startswith("yes")
+
+
+def test_the_agents_query_tool_runs_it_begun_there_with_the_same_rows(big, monkeypatch):
+    import json
+
+    from gestalt_nb.agents.handoff import BudgetedQueryTool
+    from gestalt_nb.cypher import anchor
+
+    decided, decide = [], anchor.decide  # the real decision, seen on its way back
+    monkeypatch.setattr(anchor, "decide", lambda db, text: decided.append(decide(db, text)) or decided[-1])
+    tool = next(t for t in big.toolkit().get_tools() if isinstance(t, BudgetedQueryTool))
+    for query in ("MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T1'}) RETURN count(*) AS n",
+                  "MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T1'}) RETURN p.name AS name ORDER BY name LIMIT 50"):
+        answer = json.loads(tool.invoke({"query": query}))
+        assert decided[-1].applied and decided[-1].text.startswith(f"MATCH {T1}<-[:TAGGED]-(p:Person)")
+        assert answer["records"] == big.graph.query_read_only(query) and len(answer["records"]) in (1, 50)  # as written
+    assert answer["records"][0]["name"] == "P1" and decided[0].text.endswith("RETURN count(*) AS n")

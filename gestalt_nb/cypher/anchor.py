@@ -24,18 +24,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gestaltdb.cypher import parse_ast
 from gestaltdb.cypher_ast import MatchClause, NodePattern, PathPatternClause, Query, WhereClause
 
 from ..engine.store import cypher_tree
-from .ast_text import property_equalities
+from .ast_text import property_equalities, same_tree
 from .sizes import Sizes
-from .untyped import _same
-
-if TYPE_CHECKING:  # only for annotations
-    from ..session import Connection
 
 _FLIP = {"out": "in", "in": "out"}
 _ARROWS = {"out": ("-", "->"), "in": ("<-", "-"), "any": ("-", "-")}
@@ -145,7 +141,7 @@ def _shape(text: str) -> tuple[Any, PathPatternClause, Any] | str:
     return parsed, pattern, where
 
 
-def decide(connection: Connection, text: str) -> Anchored | None:
+def decide(db: Any, text: str) -> Anchored | None:
     """``text`` with its first pattern begun at a node found directly, when that is exact and its first node is a large
     label scan; None when the pattern does not start at its far end."""
     try:
@@ -155,7 +151,7 @@ def decide(connection: Connection, text: str) -> Anchored | None:
     if isinstance(shape, str):
         return None
     parsed, pattern, where = shape
-    sizes = Sizes(connection.db)
+    sizes = Sizes(db)
     if not sizes.large_scan(pattern.source, where, set()):
         return None
     found = far_node(sizes, pattern, where, set())
@@ -173,7 +169,7 @@ def decide(connection: Connection, text: str) -> Anchored | None:
     expected = dataclasses.replace(parsed, clauses=(dataclasses.replace(match, patterns=reversed_at(pattern, k) + match.patterns[1:]),
                                                     *parsed.clauses[1:]))
     try:
-        same = _same(expected, parse_ast(again), (), set())
+        same = same_tree(expected, parse_ast(again))
     except Exception:
         same = False
     if not same:

@@ -116,3 +116,25 @@ def walk(value: Any):
             stack.extend(current)
         elif isinstance(current, dict):
             stack.extend(current.values())
+
+
+def same_tree(old: Any, new: Any, field: Any = None) -> bool:
+    """Two parse trees the same but for where their parts stand in the text (``span``, ``source``).
+
+    ``field(node, name, before, after)``, when given, judges a field first: True or False decides it, None compares
+    it as the rest are compared (how a rewrite says which differences it made on purpose).
+    """
+    if isinstance(old, (tuple, list)):
+        return type(old) is type(new) and len(old) == len(new) and all(same_tree(a, b, field) for a, b in zip(old, new))
+    if not (is_dataclass(old) and not isinstance(old, type)):
+        return old == new
+    if type(old) is not type(new):
+        return False
+    for item in fields(old):
+        if item.name in ("span", "source"):
+            continue
+        before, after = getattr(old, item.name), getattr(new, item.name)
+        judged = None if field is None else field(old, item.name, before, after)
+        if judged is False or judged is None and not same_tree(before, after, field):
+            return False
+    return True

@@ -362,7 +362,7 @@ def explain(
     row_limit = rows_allowed(limit)
     connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
-    far = anchor.decide(connection, query) if not prepared.writes and settings.rewrite_far_end else None
+    far = anchor.decide(connection.db, query) if not prepared.writes and settings.rewrite_far_end else None
     if far is not None and far.applied:  # what run does: the plan is of the text that would run
         prepared = prepare(far.text, row_limit)
     rewrite = untyped.explained(connection.db, prepared)

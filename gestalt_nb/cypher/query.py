@@ -257,7 +257,7 @@ def _work_bound(prepared: Prepared, budget: Budget, row_limit: int) -> str:
 def _far_end(connection: Connection, prepared: Prepared, text: str, row_limit: int) -> tuple[Prepared, anchor.Anchored | None]:
     """``prepared`` begun at a node found directly when its first pattern begins with a large label scan
     (:mod:`.anchor`; never a write), and what was decided (None: nothing to decide)."""
-    far = anchor.decide(connection, text) if not prepared.writes and settings.rewrite_far_end else None
+    far = anchor.decide(connection.db, text) if not prepared.writes and settings.rewrite_far_end else None
     return (prepare(far.text, row_limit) if far is not None and far.applied else prepared), far
 
 

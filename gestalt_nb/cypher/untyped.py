@@ -26,7 +26,6 @@ Writes, temporal (``FOR VALID_TIME``) reads and non-LMDB backends are left as wr
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from dataclasses import dataclass
@@ -38,7 +37,8 @@ from gestaltdb.cypher_ast import MatchClause, OptionalMatchClause, PatternHop, P
 from ..engine.keys import OUT, adjacency_prefix, index_prefix, names_under
 from ..engine.store import cypher_tree, snapshot_db, stale_indexes
 from ..options import settings
-from .ast_text import walk
+from . import anchor
+from .ast_text import same_tree, walk
 from .reading import as_json, read_only, reader, snapshot
 
 #: The alternation is kept only while types * this <= relationships. Measured (bench_untyped.py
@@ -209,25 +209,15 @@ def _apply(untyped: Untyped, types: tuple[str, ...]) -> str | None:
 
 def _same(old: Any, new: Any, types: tuple[str, ...], aliases: set[str]) -> bool:
     """``new`` is ``old`` with ``types`` on each untyped hop and ``aliases`` on unaliased items."""
-    if isinstance(old, (tuple, list)):
-        return type(old) is type(new) and len(old) == len(new) and all(_same(a, b, types, aliases) for a, b in zip(old, new))
-    if not (dataclasses.is_dataclass(old) and not isinstance(old, type)):
-        return old == new
-    if type(old) is not type(new):
-        return False
-    for item in dataclasses.fields(old):
-        if item.name in ("span", "source"):
-            continue
-        before, after = getattr(old, item.name), getattr(new, item.name)
-        if isinstance(old, PatternHop) and item.name == "edge_types" and before == ():
-            if tuple(after) != tuple(types):
-                return False
-        elif isinstance(old, ProjectionItem) and item.name == "alias" and before is None and after is not None:
-            if after not in aliases:
-                return False
-        elif not _same(before, after, types, aliases):
-            return False
-    return True
+
+    def field(node: Any, name: str, before: Any, after: Any) -> bool | None:
+        if isinstance(node, PatternHop) and name == "edge_types" and before == ():
+            return tuple(after) == tuple(types)
+        if isinstance(node, ProjectionItem) and name == "alias" and before is None and after is not None:
+            return after in aliases
+        return None
+
+    return same_tree(old, new, field)
 
 
 # -- what the snapshot holds -------------------------------------------------------------------------
@@ -359,7 +349,8 @@ def preview(db: Any, untyped: Untyped) -> Rewrite:
 
 
 def rewriting(adapter: Any) -> Any:
-    """A borrowed adapter over ``adapter``'s database whose ``query_read_only`` rewrites untyped hops.
+    """A borrowed adapter over ``adapter``'s database whose ``query_read_only`` rewrites untyped hops (and a first
+    pattern begun at its far end, :mod:`.anchor`).
 
     For the agent's query tool: the adapter's tool calls ``graph.query_read_only``, so it gets this
     object as its graph and stays the adapter's own class. Writes (``query``) pass through untouched.
@@ -378,7 +369,10 @@ def rewriting(adapter: Any) -> Any:
             found = None
             try:
                 parsed = parse_ast(query) if isinstance(query, str) else None
-                found = find_in(query) if parsed is not None and not _writes(parsed) else None
+                if parsed is not None and not _writes(parsed):
+                    far = anchor.decide(adapter.graph, query) if settings.rewrite_far_end else None
+                    query = far.text if far is not None and far.applied else query  # begun at a node found directly
+                    found = find_in(query)
             except Exception:
                 pass  # the adapter's own check reports what is wrong with the text
             if read_snapshot is not None:
