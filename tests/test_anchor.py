@@ -23,6 +23,8 @@ CASES = [  # (the query, how its first MATCH begins once rewritten)
     ("MATCH (p:Person)-[:TAGGED]->(t:Tag {name: $tag}) WHERE p.email <> '(p:Person)-[:X]->(t)' RETURN p.name AS name",
      "MATCH (t:Tag {name: $tag})<-[:TAGGED]-(p:Person) WHERE p.email <> '(p:Person)-[:X]->(t)' RETURN"),
     ("MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T1'}), (t)-[:IN]->(g) RETURN count(*) AS n", f"MATCH {T1}<-[:TAGGED]-(p:Person), (t)-[:IN]->(g) RETURN"),
+    ("MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T1'}) MATCH (t)-[:IN]->(g:Group) RETURN p.name AS name, g.name AS group",
+     f"MATCH {T1}<-[:TAGGED]-(p:Person) MATCH (t)-[:IN]->(g:Group) RETURN"),  # the first of two MATCH clauses
     ("MATCH (p:Person)-[:TAGGED]->(t:Tag {name: 'T2'}) RETURN p.name AS name ORDER BY name DESC LIMIT 7",
      "MATCH (t:Tag {name: 'T2'})<-[:TAGGED]-(p:Person) RETURN"),
 ]

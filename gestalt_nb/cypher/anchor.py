@@ -93,7 +93,7 @@ class _Site:
 def _site(text: str) -> _Site | None:
     """The first MATCH's first pattern in the engine's parse tree (token offsets), or None."""
     tree = cypher_tree(text)
-    clause = next(tree.find_data("match_clause"), None)
+    clause = next((part for part in tree.iter_subtrees_topdown() if part.data == "match_clause"), None)  # the first
     pattern = next((child for child in clause.children if getattr(child, "data", None) == "pattern"), None) if clause else None
     if pattern is None or getattr(pattern.children[0], "data", None) != "node_pattern":
         return None
