@@ -44,10 +44,9 @@ from gestaltdb.cypher_plan import (
     Unwind,
 )
 
-from ..options import settings
 from . import anchor, untyped
 from .explain_result import QueryPlan, SlowShape
-from .prepare import prepare, rows_allowed
+from .prepare import begun_where_found, prepare, rows_allowed
 from .sizes import LARGE, Sizes
 
 __all__ = ["LARGE", "QueryPlan", "SlowShape", "explain", "slow_warning"]
@@ -362,9 +361,7 @@ def explain(
     row_limit = rows_allowed(limit)
     connection.db  # noqa: B018 - reading it fails clearly when closed
     prepared = prepare(query, row_limit)
-    far = anchor.decide(connection.db, query) if not prepared.writes and settings.rewrite_far_end else None
-    if far is not None and far.applied:  # what run does: the plan is of the text that would run
-        prepared = prepare(far.text, row_limit)
+    prepared, far = begun_where_found(connection.db, prepared, query, row_limit)  # as run does: the text that would run
     rewrite = untyped.explained(connection.db, prepared)
     text = rewrite.text if rewrite else prepared.text
     explainer = _Explainer(connection, row_limit, prepared.limit_added)

@@ -31,7 +31,7 @@ from gestaltdb.query_engine.cypher.functions import is_aggregate_function
 from ..checks import positive
 from ..errors import GestaltError, caret_excerpt
 from ..options import settings
-from . import untyped
+from . import anchor, untyped
 from .ast_text import walk
 from .text import bracket_problem, mask, position
 
@@ -242,3 +242,11 @@ def _ranges(parsed: Any):
     for node in walk(parsed):
         if isinstance(node, FunctionCall) and node.name.lower() == "range" and len(node.arguments) in (2, 3):
             yield tuple(node.arguments)
+
+
+def begun_where_found(db: Any, prepared: Prepared, text: str, row_limit: int) -> tuple[Prepared, anchor.Anchored | None]:
+    """``prepared`` (``text`` prepared) begun at a node found directly when its first pattern starts at its far end
+    (:mod:`.anchor`; never a write; ``rewrite_far_end`` on), and what was decided (None: nothing to decide). What
+    ``run`` runs and ``--explain`` plans."""
+    far = anchor.decide(db, text) if not prepared.writes and settings.rewrite_far_end else None
+    return (prepare(far.text, row_limit) if far is not None and far.applied else prepared), far

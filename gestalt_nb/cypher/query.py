@@ -29,10 +29,10 @@ from ..graph.bookkeeping import asked_in
 from ..graph.subgraph import building
 from ..options import parse_bytes, settings
 from ..shorten import listing, shorten
-from . import anchor, reading, untyped
+from . import reading, untyped
 from .ast_text import walk
 from .budget import Budget, BudgetExceeded, over_budget_up_front, run_within
-from .prepare import Prepared, prepare, rows_allowed
+from .prepare import Prepared, begun_where_found, prepare, rows_allowed
 from .result import QueryResult
 
 if TYPE_CHECKING:  # only for annotations: capabilities never import the session at run time
@@ -121,7 +121,7 @@ def run(
         prepared = prepare(text, row_limit)
     if prepared.writes and not write:
         raise GestaltError(_refusal(prepared.writes))
-    prepared, far = _far_end(connection, prepared, text, row_limit)
+    prepared, far = begun_where_found(connection.db, prepared, text, row_limit)
     started = time.perf_counter()
     try:
         (rows, truncated), rewrite, usage = _execute(connection, prepared, params, write, budget, row_limit)
@@ -252,13 +252,6 @@ def _work_bound(prepared: Prepared, budget: Budget, row_limit: int) -> str:
     if prepared.limit_added:
         return f"LIMIT {row_limit + 1} (added), and the budget ({budget.describe()})"
     return f"the query's own LIMIT, and the budget ({budget.describe()})"
-
-
-def _far_end(connection: Connection, prepared: Prepared, text: str, row_limit: int) -> tuple[Prepared, anchor.Anchored | None]:
-    """``prepared`` begun at a node found directly when its first pattern begins with a large label scan
-    (:mod:`.anchor`; never a write), and what was decided (None: nothing to decide)."""
-    far = anchor.decide(connection.db, text) if not prepared.writes and settings.rewrite_far_end else None
-    return (prepare(far.text, row_limit) if far is not None and far.applied else prepared), far
 
 
 def slow_shapes(connection: Connection, query: str, limit: int | None) -> str | None:
